@@ -1,0 +1,61 @@
+// The emulator's definitions of the opaque aclnn objects. An aclTensor is a
+// description (shape, strides, dtype, format, storage dims, address), never
+// the data: kernels read the data only when their task runs on a stream.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "acl/acl_base.h"
+#include "device_model/dtype.h"
+#include "kernels/scalar.h"
+#include "kernels/tensor_view.h"
+
+struct aclTensor {
+  std::vector<int64_t> view_dims;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;  // in elements, from `data`
+  npu::model::DType dtype = npu::model::DType::Float32;
+  aclFormat format = ACL_FORMAT_ND;
+  std::vector<int64_t> storage_dims;
+  void* data = nullptr;
+
+  // The logical view kernels iterate over.
+  npu::kernels::TensorView view() const;
+};
+
+struct aclScalar {
+  npu::model::DType dtype = npu::model::DType::Float64;
+  std::array<unsigned char, 16> bytes{};
+
+  npu::kernels::Scalar value() const { return npu::kernels::Scalar::from_raw(bytes.data(), dtype); }
+};
+
+struct aclIntArray {
+  std::vector<int64_t> values;
+};
+
+// Owns its tensors, as in CANN: aclDestroyTensorList destroys them too.
+struct aclTensorList {
+  std::vector<std::unique_ptr<const aclTensor>> tensors;
+};
+
+// What ...GetWorkspaceSize prepares and the launch call enqueues. The body
+// captures tensor descriptions by value, so the caller may destroy its
+// aclTensors right after the launch returns.
+struct aclOpExecutor {
+  std::string op_name;
+  std::function<void()> body;
+};
+
+namespace npu::emu {
+
+// Null checks with the aclnn error code, naming the parameter.
+void require_tensor(const aclTensor* t, const char* name);
+void require_scalar(const aclScalar* s, const char* name);
+
+}  // namespace npu::emu

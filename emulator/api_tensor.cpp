@@ -1,0 +1,119 @@
+// aclCreateTensor and the other aclnn object constructors.
+#include <cstring>
+#include <memory>
+
+#include "acl/aclnn_base.h"
+#include "emulator/acl_error.h"
+#include "emulator/acl_objects.h"
+
+using npu::emu::fail;
+using npu::emu::guarded;
+
+namespace {
+
+// Turns a freshly built object into the raw handle the C API hands out; the
+// matching aclDestroy* takes ownership back.
+template <class T>
+T* release_handle(std::unique_ptr<T> p) {
+  return p.release();
+}
+
+npu::model::DType require_dtype(aclDataType dt) {
+  const auto d = npu::model::dtype_from_acl(dt);
+  if (!d) fail(ACLNN_ERR_PARAM_INVALID, "unsupported aclDataType " + std::to_string(static_cast<int>(dt)));
+  return *d;
+}
+
+}  // namespace
+
+extern "C" {
+
+aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t* stride,
+                           int64_t offset, aclFormat format, const int64_t* storageDims, uint64_t storageDimsNum,
+                           void* tensorData) {
+  aclTensor* out = nullptr;
+  guarded("aclCreateTensor", [&] {
+    if (viewDimsNum > 0 && viewDims == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "viewDims is null");
+    if (storageDimsNum > 0 && storageDims == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "storageDims is null");
+    if (offset < 0) fail(ACLNN_ERR_PARAM_INVALID, "offset must be non-negative");
+    auto t = std::make_unique<aclTensor>();
+    t->view_dims.assign(viewDims, viewDims + viewDimsNum);
+    t->strides = stride != nullptr ? std::vector<int64_t>(stride, stride + viewDimsNum)
+                                   : npu::kernels::contiguous_strides(t->view_dims);
+    t->offset = offset;
+    t->dtype = require_dtype(dataType);
+    t->format = format;
+    t->storage_dims.assign(storageDims, storageDims + storageDimsNum);
+    t->data = tensorData;
+    out = release_handle(std::move(t));
+  });
+  return out;
+}
+
+aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
+  std::unique_ptr<const aclTensor> owned(tensor);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetStorageShape(const aclTensor* tensor, int64_t** storageDims, uint64_t* storageDimsNum) {
+  return guarded("aclGetStorageShape", [&] {
+    npu::emu::require_tensor(tensor, "tensor");
+    if (storageDims == nullptr || storageDimsNum == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "output is null");
+    *storageDimsNum = tensor->storage_dims.size();
+    // The caller frees this array with delete[] (the CANN contract).
+    *storageDims = new int64_t[std::max<std::size_t>(tensor->storage_dims.size(), 1)];
+    std::copy(tensor->storage_dims.begin(), tensor->storage_dims.end(), *storageDims);
+  });
+}
+
+aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
+  aclScalar* out = nullptr;
+  guarded("aclCreateScalar", [&] {
+    if (value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
+    auto s = std::make_unique<aclScalar>();
+    s->dtype = require_dtype(dataType);
+    std::memcpy(s->bytes.data(), value, npu::model::itemsize(s->dtype));
+    out = release_handle(std::move(s));
+  });
+  return out;
+}
+
+aclnnStatus aclDestroyScalar(const aclScalar* scalar) {
+  std::unique_ptr<const aclScalar> owned(scalar);
+  return ACLNN_SUCCESS;
+}
+
+aclIntArray* aclCreateIntArray(const int64_t* value, uint64_t size) {
+  aclIntArray* out = nullptr;
+  guarded("aclCreateIntArray", [&] {
+    if (size > 0 && value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
+    auto a = std::make_unique<aclIntArray>();
+    a->values.assign(value, value + size);
+    out = release_handle(std::move(a));
+  });
+  return out;
+}
+
+aclnnStatus aclDestroyIntArray(const aclIntArray* array) {
+  std::unique_ptr<const aclIntArray> owned(array);
+  return ACLNN_SUCCESS;
+}
+
+aclTensorList* aclCreateTensorList(const aclTensor* const* value, uint64_t size) {
+  aclTensorList* out = nullptr;
+  guarded("aclCreateTensorList", [&] {
+    if (size > 0 && value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
+    auto list = std::make_unique<aclTensorList>();
+    for (uint64_t i = 0; i < size; ++i) npu::emu::require_tensor(value[i], "tensor list element");
+    for (uint64_t i = 0; i < size; ++i) list->tensors.emplace_back(value[i]);
+    out = release_handle(std::move(list));
+  });
+  return out;
+}
+
+aclnnStatus aclDestroyTensorList(const aclTensorList* array) {
+  std::unique_ptr<const aclTensorList> owned(array);
+  return ACLNN_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,196 @@
+#include "emulator/device.h"
+
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "emulator/acl_error.h"
+
+namespace npu::emu {
+
+namespace {
+
+constexpr int32_t kMaxDevices = 16;
+thread_local int32_t t_current_device = -1;
+
+std::string env_str(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? std::string() : std::string(v);
+}
+
+// Parses a whole decimal integer in [lo, hi], or fails naming the variable.
+int64_t parse_int(const std::string& text, const char* what, int64_t lo, int64_t hi) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < lo || v > hi) {
+    std::ostringstream os;
+    os << what << " must be an integer from " << lo << " to " << hi << ", got '" << text << "'";
+    fail(ACL_ERROR_INVALID_PARAM, os.str());
+  }
+  return v;
+}
+
+std::vector<int32_t> visible_devices(int32_t physical_count) {
+  const std::string spec = env_str("ASCEND_RT_VISIBLE_DEVICES");
+  std::vector<int32_t> ids;
+  if (spec.empty()) {
+    for (int32_t i = 0; i < physical_count; ++i) ids.push_back(i);
+    return ids;
+  }
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto id = static_cast<int32_t>(
+        parse_int(item, "each ASCEND_RT_VISIBLE_DEVICES entry", 0, physical_count - 1));
+    for (const int32_t seen : ids) {
+      if (seen == id) fail(ACL_ERROR_INVALID_PARAM, "ASCEND_RT_VISIBLE_DEVICES lists device " + item + " twice");
+    }
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+}  // namespace
+
+Device::Device(int32_t id, int32_t physical_id, const model::SocProfile& profile, uint64_t hbm_bytes)
+    : id_(id), physical_id_(physical_id), profile_(profile), memory_(hbm_bytes),
+      default_stream_(std::make_unique<Stream>(id, 0)) {}
+
+Runtime& Runtime::get() {
+  static Runtime runtime;  // construction retries on the next call if it threw
+  return runtime;
+}
+
+Runtime::Runtime() {
+  const std::string soc = env_str("NPU_EMU_SOC");
+  try {
+    profile_ = &model::soc_profile(soc.empty() ? model::kDefaultSoc : soc);
+  } catch (const std::invalid_argument& e) {
+    fail(ACL_ERROR_INVALID_PARAM, std::string("NPU_EMU_SOC: ") + e.what());
+  }
+  const std::string count_text = env_str("NPU_EMU_DEVICE_COUNT");
+  const auto physical =
+      count_text.empty() ? 1 : static_cast<int32_t>(parse_int(count_text, "NPU_EMU_DEVICE_COUNT", 1, kMaxDevices));
+  const std::string hbm_text = env_str("NPU_EMU_HBM_MB");
+  const uint64_t hbm = hbm_text.empty()
+                           ? profile_->hbm_bytes
+                           : static_cast<uint64_t>(parse_int(hbm_text, "NPU_EMU_HBM_MB", 1, 1 << 24)) << 20;
+  const auto ids = visible_devices(physical);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    devices_.push_back(std::make_unique<Device>(static_cast<int32_t>(i), ids[i], *profile_, hbm));
+  }
+}
+
+Device& Runtime::device(int32_t id) {
+  if (id < 0 || id >= device_count()) {
+    std::ostringstream os;
+    os << "invalid device id " << id << ": " << device_count() << " device(s) visible, ids 0.." << device_count() - 1;
+    fail(ACL_ERROR_RT_INVALID_DEVICEID, os.str());
+  }
+  return *devices_[id];
+}
+
+void Runtime::set_current_device(int32_t id) {
+  device(id);  // validates
+  t_current_device = id;
+}
+
+bool Runtime::has_current_device() const { return t_current_device >= 0; }
+
+Device& Runtime::current_device() {
+  if (t_current_device < 0) fail(ACL_ERROR_RT_STREAM_CONTEXT, "no device is set on this thread (call aclrtSetDevice)");
+  return device(t_current_device);
+}
+
+Stream& Runtime::stream(aclrtStream handle) {
+  if (handle == nullptr) return current_device().default_stream();
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = streams_.find(handle);
+  if (it == streams_.end()) fail(ACL_ERROR_RT_PARAM_INVALID, "stream handle is not a live stream (destroyed?)");
+  return *it->second;
+}
+
+aclrtStream Runtime::create_stream(uint32_t priority) {
+  auto s = std::make_unique<Stream>(current_device().id(), priority);
+  aclrtStream handle = s.get();
+  std::lock_guard<std::mutex> lock(mutex_);
+  streams_.emplace(handle, std::move(s));
+  return handle;
+}
+
+void Runtime::destroy_stream(aclrtStream handle) {
+  std::unique_ptr<Stream> doomed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = streams_.find(handle);
+    if (it == streams_.end()) fail(ACL_ERROR_RT_PARAM_INVALID, "stream handle is not a live stream (destroyed twice?)");
+    doomed = std::move(it->second);
+    streams_.erase(it);
+  }
+  // Destruction drains the queue outside the registry lock.
+}
+
+void Runtime::synchronize_device(int32_t id) {
+  Device& dev = device(id);
+  std::vector<Stream*> streams{&dev.default_stream()};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [handle, s] : streams_) {
+      if (s->device() == id) streams.push_back(s.get());
+    }
+  }
+  for (Stream* s : streams) s->synchronize();
+}
+
+std::shared_ptr<Event> Runtime::event(aclrtEvent handle) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = events_.find(handle);
+  if (it == events_.end()) fail(ACL_ERROR_RT_PARAM_INVALID, "event handle is not a live event (destroyed?)");
+  return it->second;
+}
+
+aclrtEvent Runtime::create_event(uint32_t flags, bool timing) {
+  auto e = std::make_shared<Event>(flags, timing);
+  aclrtEvent handle = e.get();
+  std::lock_guard<std::mutex> lock(mutex_);
+  events_.emplace(handle, std::move(e));
+  return handle;
+}
+
+void Runtime::destroy_event(aclrtEvent handle) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (events_.erase(handle) == 0) fail(ACL_ERROR_RT_PARAM_INVALID, "event handle is not a live event (destroyed twice?)");
+}
+
+void* Runtime::allocate_host(std::size_t size) {
+  void* p = std::aligned_alloc(64, (std::max<std::size_t>(size, 1) + 63) / 64 * 64);
+  if (p == nullptr) fail(ACL_ERROR_BAD_ALLOC, "pinned host allocation failed");
+  std::lock_guard<std::mutex> lock(mutex_);
+  host_allocations_.emplace(p, size);
+  return p;
+}
+
+void Runtime::free_host(void* ptr) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (host_allocations_.erase(ptr) == 0) {
+    fail(ACL_ERROR_RT_MEMORY_FREE, "address is not a live pinned host allocation (double free?)");
+  }
+  std::free(ptr);
+}
+
+bool Runtime::is_host_allocation(const void* ptr) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = host_allocations_.upper_bound(ptr);
+  if (it == host_allocations_.begin()) return false;
+  --it;
+  return static_cast<const char*>(ptr) < static_cast<const char*>(it->first) + std::max<std::size_t>(it->second, 1);
+}
+
+Device* Runtime::device_of(const void* ptr, std::size_t size) {
+  for (auto& d : devices_) {
+    if (d->memory().contains(ptr, size)) return d.get();
+  }
+  return nullptr;
+}
+
+}  // namespace npu::emu

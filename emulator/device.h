@@ -1,0 +1,85 @@
+// The emulated devices and the handles the ACL API gives out (streams,
+// events), owned by one registry per process.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "acl/acl_base.h"
+#include "device_model/soc_profile.h"
+#include "emulator/event.h"
+#include "emulator/memory_arena.h"
+#include "emulator/stream.h"
+
+namespace npu::emu {
+
+class Device {
+ public:
+  Device(int32_t id, int32_t physical_id, const model::SocProfile& profile, uint64_t hbm_bytes);
+
+  int32_t id() const { return id_; }
+  int32_t physical_id() const { return physical_id_; }
+  const model::SocProfile& profile() const { return profile_; }
+  MemoryArena& memory() { return memory_; }
+  Stream& default_stream() { return *default_stream_; }
+
+ private:
+  const int32_t id_;
+  const int32_t physical_id_;
+  const model::SocProfile& profile_;
+  MemoryArena memory_;
+  std::unique_ptr<Stream> default_stream_;
+};
+
+// The process's emulated runtime. Configuration comes from the environment
+// when it is first used:
+//   NPU_EMU_DEVICE_COUNT (1..16, default 1), ASCEND_RT_VISIBLE_DEVICES,
+//   NPU_EMU_SOC (default Ascend910B1), NPU_EMU_HBM_MB (overrides capacity).
+class Runtime {
+ public:
+  // Throws AclError when the environment's configuration is invalid.
+  static Runtime& get();
+
+  int32_t device_count() const { return static_cast<int32_t>(devices_.size()); }
+  Device& device(int32_t id);  // throws ACL_ERROR_RT_INVALID_DEVICEID
+  const model::SocProfile& profile() const { return *profile_; }
+
+  // The calling thread's current device (aclrtSetDevice is per thread).
+  void set_current_device(int32_t id);
+  Device& current_device();  // throws when no device was set on this thread
+  bool has_current_device() const;
+
+  // nullptr is the current device's default stream; other handles must be live.
+  Stream& stream(aclrtStream handle);
+  aclrtStream create_stream(uint32_t priority);
+  void destroy_stream(aclrtStream handle);
+  void synchronize_device(int32_t id);
+
+  // Shared so a pending record or wait keeps the event alive past destroy.
+  std::shared_ptr<Event> event(aclrtEvent handle);
+  aclrtEvent create_event(uint32_t flags, bool timing);
+  void destroy_event(aclrtEvent handle);
+
+  // Pinned host memory (aclrtMallocHost).
+  void* allocate_host(std::size_t size);
+  void free_host(void* ptr);
+  bool is_host_allocation(const void* ptr) const;
+
+  // The device whose memory holds [ptr, ptr+size), or nullptr.
+  Device* device_of(const void* ptr, std::size_t size);
+
+ private:
+  Runtime();
+  const model::SocProfile* profile_ = nullptr;
+  std::vector<std::unique_ptr<Device>> devices_;
+  mutable std::mutex mutex_;
+  std::map<aclrtStream, std::unique_ptr<Stream>> streams_;
+  std::map<aclrtEvent, std::shared_ptr<Event>> events_;
+  std::map<const void*, std::size_t> host_allocations_;
+};
+
+}  // namespace npu::emu

@@ -1,0 +1,42 @@
+// The two halves every aclnn entry shares: preparing an executor (validation
+// on the host, at ...GetWorkspaceSize time) and launching it on a stream.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "acl/acl_base.h"
+#include "emulator/acl_objects.h"
+
+namespace npu::emu {
+
+// Runs `prepare` (which validates and returns the kernel body to run later)
+// and hands out an executor for it. Errors become aclnn status codes.
+aclnnStatus prepare_op(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor,
+                       const std::function<std::function<void()>()>& prepare);
+
+// Enqueues the executor's body on `stream` and frees the executor.
+aclnnStatus launch_op(const char* api, aclOpExecutor* executor, aclrtStream stream);
+
+// Output dtypes/shapes checks shared by op families.
+void require_shape(const aclTensor* t, const kernels::Shape& shape, const char* name);
+
+// A contiguous host-memory copy of `src` converted to `dtype` (used by ops to
+// bring mixed-dtype operands to the compute dtype before a kernel runs).
+class ConvertedOperand {
+ public:
+  ConvertedOperand(const kernels::TensorView& src, model::DType dtype);
+  const kernels::TensorView& view() const { return view_; }
+
+ private:
+  std::unique_ptr<unsigned char[]> buffer_;
+  kernels::TensorView view_;
+};
+
+}  // namespace npu::emu
+
+// Defines the launch half of an aclnn pair.
+#define NPU_EMU_DEFINE_LAUNCH(name)                                                                  \
+  extern "C" aclnnStatus name(void*, uint64_t, aclOpExecutor* executor, aclrtStream stream) { \
+    return npu::emu::launch_op(#name, executor, stream);                                             \
+  }

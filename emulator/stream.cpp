@@ -1,0 +1,116 @@
+#include "emulator/stream.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "emulator/acl_error.h"
+#include "kernels/tensor_view.h"
+
+namespace npu::emu {
+
+namespace {
+
+uint64_t env_u64(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  return std::strtoull(v, nullptr, 10);
+}
+
+std::atomic<uint64_t>& delay_us() {
+  static std::atomic<uint64_t> value{env_u64("NPU_EMU_KERNEL_DELAY_US", 0)};
+  return value;
+}
+
+}  // namespace
+
+uint64_t LaunchSettings::kernel_delay_us() { return delay_us().load(std::memory_order_relaxed); }
+void LaunchSettings::set_kernel_delay_us(uint64_t us) { delay_us().store(us, std::memory_order_relaxed); }
+bool LaunchSettings::launch_blocking() {
+  static const bool blocking = [] {
+    const char* v = std::getenv("ASCEND_LAUNCH_BLOCKING");
+    return v != nullptr && std::strcmp(v, "1") == 0;
+  }();
+  return blocking;
+}
+
+Stream::Stream(int32_t device, uint32_t priority)
+    : device_(device), priority_(priority), worker_([this] { worker_loop(); }) {}
+
+Stream::~Stream() {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    wait_idle(lock);
+    stopping_ = true;
+  }
+  work_ready_.notify_all();
+  worker_.join();
+}
+
+void Stream::submit(Task task) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(task));
+    ++submitted_;
+  }
+  work_ready_.notify_one();
+  if (LaunchSettings::launch_blocking()) synchronize();
+}
+
+void Stream::wait_idle(std::unique_lock<std::mutex>& lock) {
+  const uint64_t target = submitted_;
+  work_done_.wait(lock, [&] { return completed_ >= target; });
+}
+
+void Stream::synchronize() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  wait_idle(lock);
+  if (failure_) {
+    const Failure f = std::move(*failure_);
+    failure_.reset();
+    fail(f.code, "the asynchronous task '" + f.task + "' failed: " + f.message);
+  }
+}
+
+bool Stream::idle() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return completed_ == submitted_;
+}
+
+void Stream::worker_loop() {
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing left
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    std::optional<Failure> failed;
+    try {
+      if (task.is_kernel) {
+        if (const uint64_t us = LaunchSettings::kernel_delay_us()) {
+          // The latency knob: an emulated device being slow, not a test sleeping.
+          std::this_thread::sleep_for(std::chrono::microseconds(us));
+        }
+      }
+      task.body();
+    } catch (const AclError& e) {
+      failed = Failure{task.name, e.what(), e.code()};
+    } catch (const kernels::KernelError& e) {
+      failed = Failure{task.name, e.what(), ACLNN_ERR_PARAM_INVALID};
+    } catch (const std::exception& e) {
+      failed = Failure{task.name, e.what(), ACL_ERROR_RT_AICORE_EXCEPTION};
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (failed && !failure_) failure_ = std::move(failed);
+      ++completed_;
+    }
+    work_done_.notify_all();
+  }
+}
+
+}  // namespace npu::emu

@@ -1,0 +1,71 @@
+// A stream: an ordered queue of tasks run by a worker thread of its own.
+// Launches return at once; failures inside a task are kept and reported by
+// the next synchronizing call, with the op's name, after which the stream
+// keeps working (as a device stream does after an op error is consumed).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+namespace npu::emu {
+
+struct Task {
+  std::string name;             // op or API name, used in error messages
+  std::function<void()> body;   // runs on the worker thread
+  bool is_kernel = false;       // kernels get the emulator's latency knob
+};
+
+class Stream {
+ public:
+  Stream(int32_t device, uint32_t priority);
+  ~Stream();  // drains the queue, then joins the worker
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  // Enqueues a task; returns at once (or after it ran, in blocking mode).
+  void submit(Task task);
+  // Blocks until every task submitted so far has run; throws the first
+  // pending task error as AclError and clears it.
+  void synchronize();
+  // True when every submitted task has run.
+  bool idle() const;
+
+  int32_t device() const { return device_; }
+  uint32_t priority() const { return priority_; }
+
+ private:
+  struct Failure {
+    std::string task;
+    std::string message;
+    int code;
+  };
+  void worker_loop();
+  void wait_idle(std::unique_lock<std::mutex>& lock);
+
+  const int32_t device_;
+  const uint32_t priority_;
+  mutable std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::condition_variable work_done_;
+  std::deque<Task> queue_;
+  uint64_t submitted_ = 0;
+  uint64_t completed_ = 0;
+  bool stopping_ = false;
+  std::optional<Failure> failure_;
+  std::thread worker_;  // last member: starts after the state it uses exists
+};
+
+// Process-wide emulator knobs read by streams (a registry, not per-stream state).
+struct LaunchSettings {
+  static uint64_t kernel_delay_us();
+  static void set_kernel_delay_us(uint64_t us);
+  static bool launch_blocking();  // ASCEND_LAUNCH_BLOCKING=1
+};
+
+}  // namespace npu::emu

@@ -1,0 +1,28 @@
+// aclnn entries that move or fill data on the device.
+#pragma once
+
+#include "acl/acl_base.h"
+#include "acl/aclnn_arith.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// selfRef = src, element by element; any strides, dtype converted, src broadcast.
+ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceCopyGetWorkspaceSize(aclTensor* selfRef, const aclTensor* src,
+                                                                 uint64_t* workspaceSize,
+                                                                 aclOpExecutor** executor);
+ACLNN_LAUNCH_SIGNATURE(aclnnInplaceCopy);
+// selfRef[...] = value
+ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor* selfRef, const aclScalar* value,
+                                                                       uint64_t* workspaceSize,
+                                                                       aclOpExecutor** executor);
+ACLNN_LAUNCH_SIGNATURE(aclnnInplaceFillScalar);
+// selfRef[...] = 0
+ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceZeroGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize,
+                                                                 aclOpExecutor** executor);
+ACLNN_LAUNCH_SIGNATURE(aclnnInplaceZero);
+
+#ifdef __cplusplus
+}
+#endif
