@@ -1,0 +1,55 @@
+// The driver seam: a table of ACL function pointers filled by dlopen/dlsym
+// from either the emulator library (NPU=emu) or the CANN libraries (NPU=acl).
+// Dispatch code calls ACL only through this table, so it never links either.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dispatch/driver/acl_symbols.h"
+
+namespace npu::driver {
+
+struct AclDriver {
+#define NPU_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
+#define NPU_DECLARE_OP_POINTERS(name) \
+  decltype(&::name##GetWorkspaceSize) name##GetWorkspaceSize = nullptr; decltype(&::name) name = nullptr;
+  NPU_ACL_RUNTIME_SYMBOLS(NPU_DECLARE_POINTER)
+  NPU_ACL_TENSOR_SYMBOLS(NPU_DECLARE_POINTER)
+  NPU_ACLNN_OPS(NPU_DECLARE_OP_POINTERS)
+  NPU_ACL_EMU_SYMBOLS(NPU_DECLARE_POINTER)
+#undef NPU_DECLARE_POINTER
+#undef NPU_DECLARE_OP_POINTERS
+
+  std::string mode;                    // "emu" or "acl"
+  std::vector<std::string> libraries;  // what was loaded, for messages
+};
+
+// Loads the libraries of `mode` ("emu": the emulator library at `emu_library`;
+// "acl": libascendcl.so, libnnopbase.so, libopapi.so from ASCEND_HOME_PATH's
+// lib64, then the library path) and resolves every symbol. Throws with a
+// clear message when a library or a required runtime symbol is missing.
+// Loading twice with the same mode is a no-op; another mode is an error.
+void load(const std::string& mode, const std::string& emu_library);
+
+bool loaded();
+
+// The loaded table; throws when load() has not succeeded.
+const AclDriver& driver();
+
+// Returns `fn`, or throws naming `symbol` and the loaded libraries when the
+// driver did not provide it (a CANN version without that op, say).
+template <class Fn>
+Fn require(Fn fn, const char* symbol);
+[[noreturn]] void throw_missing_symbol(const char* symbol);
+
+template <class Fn>
+Fn require(Fn fn, const char* symbol) {
+  if (fn == nullptr) throw_missing_symbol(symbol);
+  return fn;
+}
+
+}  // namespace npu::driver
+
+// Calls an ACL function through the driver table: NPU_ACL(aclrtMalloc)(&p, n, policy).
+#define NPU_ACL(name) (::npu::driver::require(::npu::driver::driver().name, #name))

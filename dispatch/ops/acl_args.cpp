@@ -1,0 +1,115 @@
+#include "dispatch/ops/acl_args.h"
+
+#include <complex>
+
+#include "dispatch/driver/acl_driver.h"
+#include "dispatch/format/storage_format.h"
+
+namespace npu::ops {
+
+aclDataType to_acl_dtype(at::ScalarType type) {
+  switch (type) {
+    case at::kBool: return ACL_BOOL;
+    case at::kByte: return ACL_UINT8;
+    case at::kChar: return ACL_INT8;
+    case at::kShort: return ACL_INT16;
+    case at::kInt: return ACL_INT32;
+    case at::kLong: return ACL_INT64;
+    case at::kHalf: return ACL_FLOAT16;
+    case at::kBFloat16: return ACL_BF16;
+    case at::kFloat: return ACL_FLOAT;
+    case at::kDouble: return ACL_DOUBLE;
+    case at::kComplexFloat: return ACL_COMPLEX64;
+    case at::kComplexDouble: return ACL_COMPLEX128;
+    case at::kUInt16: return ACL_UINT16;
+    case at::kUInt32: return ACL_UINT32;
+    case at::kUInt64: return ACL_UINT64;
+    default:
+      TORCH_CHECK(false, "npu does not support dtype ", type,
+                  "; supported: bool, uint8/16/32/64, int8/16/32/64, float16, bfloat16, float32, float64, "
+                  "complex64, complex128");
+  }
+}
+
+AclTensor::AclTensor(const at::Tensor& t) {
+  if (!t.defined()) return;
+  const StorageFormat f = storage_format(t);
+  const auto sizes = t.sizes();
+  const auto strides = t.strides();
+  handle_ = NPU_ACL(aclCreateTensor)(sizes.data(), sizes.size(), to_acl_dtype(t.scalar_type()), strides.data(),
+                                     t.storage_offset(), static_cast<aclFormat>(f.npu_format),
+                                     f.storage_sizes.data(), f.storage_sizes.size(),
+                                     const_cast<void*>(t.storage().data()));
+  TORCH_CHECK(handle_ != nullptr, "aclCreateTensor failed for a tensor of shape ", sizes);
+}
+
+AclTensor::AclTensor(const std::optional<at::Tensor>& t) : AclTensor(t.has_value() ? *t : at::Tensor()) {}
+
+AclTensor::~AclTensor() {
+  if (handle_ != nullptr) driver::driver().aclDestroyTensor(handle_);
+}
+
+namespace {
+
+aclScalar* create_scalar(const at::Scalar& s) {
+  if (s.isComplex()) {
+    auto v = s.toComplexDouble();
+    return NPU_ACL(aclCreateScalar)(&v, ACL_COMPLEX128);
+  }
+  if (s.isFloatingPoint()) {
+    double v = s.toDouble();
+    return NPU_ACL(aclCreateScalar)(&v, ACL_DOUBLE);
+  }
+  if (s.isBoolean()) {
+    bool v = s.toBool();
+    return NPU_ACL(aclCreateScalar)(&v, ACL_BOOL);
+  }
+  int64_t v = s.toLong();
+  return NPU_ACL(aclCreateScalar)(&v, ACL_INT64);
+}
+
+at::Scalar convert_scalar(const at::Scalar& s, at::ScalarType as) {
+  if (at::isComplexType(as)) return s.toComplexDouble();
+  if (at::isFloatingType(as)) return s.toDouble();
+  if (as == at::kBool) return s.toBool();
+  return s.toLong();
+}
+
+}  // namespace
+
+AclScalar::AclScalar(const at::Scalar& s) : handle_(create_scalar(s)) {
+  TORCH_CHECK(handle_ != nullptr, "aclCreateScalar failed");
+}
+
+AclScalar::AclScalar(const at::Scalar& s, at::ScalarType as) : AclScalar(convert_scalar(s, as)) {}
+
+AclScalar::~AclScalar() {
+  if (handle_ != nullptr) driver::driver().aclDestroyScalar(handle_);
+}
+
+AclIntArray::AclIntArray(at::IntArrayRef values)
+    : handle_(NPU_ACL(aclCreateIntArray)(values.data(), values.size())) {
+  TORCH_CHECK(handle_ != nullptr, "aclCreateIntArray failed");
+}
+
+AclIntArray::~AclIntArray() {
+  if (handle_ != nullptr) driver::driver().aclDestroyIntArray(handle_);
+}
+
+AclTensorList::AclTensorList(at::ITensorListRef tensors) {
+  std::vector<AclTensor> owners;
+  std::vector<const aclTensor*> raw;
+  for (const at::Tensor& t : tensors) {
+    owners.emplace_back(t);
+    raw.push_back(owners.back().get());
+  }
+  handle_ = NPU_ACL(aclCreateTensorList)(raw.data(), raw.size());
+  TORCH_CHECK(handle_ != nullptr, "aclCreateTensorList failed");
+  for (auto& o : owners) o.release();  // the list owns them now
+}
+
+AclTensorList::~AclTensorList() {
+  if (handle_ != nullptr) driver::driver().aclDestroyTensorList(handle_);
+}
+
+}  // namespace npu::ops

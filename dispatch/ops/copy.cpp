@@ -1,0 +1,119 @@
+// aten::_copy_from: every copy that involves an npu tensor (H2D, D2H, D2D).
+// Contiguous same-dtype data moves with one aclrtMemcpyAsync; anything else
+// (strides, dtype conversion, broadcasting) is done on the device by
+// aclnnInplaceCopy, so the host only ever moves dense bytes.
+#include <ATen/native/Resize.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include "acl/acl_rt.h"
+#include "dispatch/format/storage_format.h"
+#include "dispatch/memory/pinned_allocator.h"
+#include "dispatch/ops/factory.h"
+#include "dispatch/ops/op_runner.h"
+#include "dispatch/runtime/npu_device.h"
+
+namespace npu::ops {
+
+namespace {
+
+// Dense and in base format: its bytes are exactly the logical elements in order.
+bool is_plain_dense(const at::Tensor& t) { return t.is_contiguous() && !has_private_format(t); }
+
+void* data_address(const at::Tensor& t) { return const_cast<void*>(t.const_data_ptr()); }
+
+void memcpy_async(void* dst, const void* src, size_t bytes, aclrtMemcpyKind kind) {
+  if (bytes == 0) return;
+  NPU_CHECK(aclrtMemcpyAsync, dst, bytes, src, bytes, kind, current_acl_stream());
+}
+
+void sync_current_stream() { synchronize_stream(current_stream(current_device())); }
+
+// dst (npu) <- src (npu, same device): conversion and layout on the device.
+void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
+  NPU_RUN(aclnnInplaceCopy, dst, src);
+}
+
+void copy_h2d(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  c10::DeviceGuard guard(dst.device());
+  // The host side first becomes dense bytes of the destination's dtype and shape.
+  at::Tensor host = src.to(dst.scalar_type()).expand(dst.sizes()).contiguous();
+  const bool staged = host.const_data_ptr() != src.const_data_ptr();
+  const size_t bytes = host.nbytes();
+  if (is_plain_dense(dst)) {
+    memcpy_async(data_address(dst), host.const_data_ptr(), bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+  } else {
+    at::Tensor dense = empty_like_npu(dst, dst.scalar_type());
+    memcpy_async(data_address(dense), host.const_data_ptr(), bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+    copy_on_device(dst, dense);
+  }
+  // Only a copy from user-owned pinned memory may stay in flight.
+  if (!(non_blocking && !staged && is_pinned(host.const_data_ptr()))) sync_current_stream();
+}
+
+void copy_d2h(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  c10::DeviceGuard guard(src.device());
+  at::Tensor dense = src;
+  if (!is_plain_dense(src) || src.scalar_type() != dst.scalar_type()) {
+    dense = empty_like_npu(src, dst.scalar_type());
+    copy_on_device(dense, src);
+  }
+  const bool direct = dst.is_contiguous() && dst.sizes() == dense.sizes();
+  at::Tensor host = direct ? dst : at::empty(dense.sizes(), dst.options());
+  memcpy_async(data_address(host), dense.const_data_ptr(), dense.nbytes(), ACL_MEMCPY_DEVICE_TO_HOST);
+  if (direct && non_blocking && is_pinned(host.const_data_ptr())) return;
+  sync_current_stream();
+  if (!direct) dst.copy_(host);
+}
+
+void copy_d2d(const at::Tensor& dst, const at::Tensor& src) {
+  if (dst.device() == src.device()) {
+    c10::DeviceGuard guard(dst.device());
+    copy_on_device(dst, src);
+    return;
+  }
+  // Across devices: the source's dense bytes, after its stream is done, then
+  // a device-side copy on the destination.
+  at::Tensor dense;
+  {
+    c10::DeviceGuard guard(src.device());
+    dense = empty_like_npu(src, dst.scalar_type());
+    copy_on_device(dense, src);
+    sync_current_stream();
+  }
+  c10::DeviceGuard guard(dst.device());
+  at::Tensor staged = empty_like_npu(dense, dst.scalar_type());
+  memcpy_async(data_address(staged), dense.const_data_ptr(), dense.nbytes(), ACL_MEMCPY_DEVICE_TO_DEVICE);
+  copy_on_device(dst, staged);
+}
+
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  TORCH_CHECK(self.defined() && dst.defined(), "copy_: both tensors must be defined");
+  if (dst.numel() == 0) return dst;
+  const bool src_npu = self.is_privateuseone();
+  const bool dst_npu = dst.is_privateuseone();
+  TORCH_CHECK(src_npu || self.is_cpu(), "copy_: cannot copy from ", self.device(), " to ", dst.device());
+  TORCH_CHECK(dst_npu || dst.is_cpu(), "copy_: cannot copy from ", self.device(), " to ", dst.device());
+  if (src_npu && dst_npu) {
+    copy_d2d(dst, self);
+  } else if (dst_npu) {
+    copy_h2d(dst, self, non_blocking);
+  } else {
+    copy_d2h(dst, self, non_blocking);
+  }
+  return dst;
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  at::native::resize_output(dst, self.sizes());
+  return copy_from(self, dst, false);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_copy_from", TORCH_FN(copy_from));
+  m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
+}
+
+}  // namespace npu::ops

@@ -1,0 +1,84 @@
+// aten::empty.memory_format and aten::empty_strided for npu.
+#include "dispatch/ops/factory.h"
+
+#include <ATen/EmptyTensor.h>
+#include <ATen/native/Resize.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include "dispatch/format/storage_format.h"
+#include "dispatch/runtime/npu_device.h"
+
+namespace npu::ops {
+
+namespace {
+
+c10::Device resolve_device(std::optional<c10::Device> device) {
+  if (!device || !device->has_index()) return c10::Device(c10::DeviceType::PrivateUse1, current_device());
+  TORCH_CHECK(device->type() == c10::DeviceType::PrivateUse1, "expected an npu device, got ", *device);
+  check_device_index(device->index());
+  return *device;
+}
+
+at::Tensor make_tensor(at::IntArrayRef size, std::optional<at::IntArrayRef> stride, at::ScalarType dtype,
+                       std::optional<c10::Device> device, at::MemoryFormat memory_format) {
+  at::detail::check_size_nonnegative(size);
+  const c10::Device dev = resolve_device(device);
+  c10::DeviceGuard guard(dev);
+  const auto itemsize = c10::elementSize(dtype);
+  const size_t nbytes = stride ? at::detail::computeStorageNbytes(size, *stride, itemsize)
+                               : at::detail::computeStorageNbytesContiguous(size, itemsize);
+  auto tensor = at::detail::make_tensor<c10::TensorImpl>(c10::Storage(make_npu_storage(nbytes)),
+                                                         c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                                         c10::scalarTypeToTypeMeta(dtype));
+  if (stride) {
+    tensor.unsafeGetTensorImpl()->set_sizes_and_strides(size, *stride);
+  } else {
+    tensor.unsafeGetTensorImpl()->set_sizes_contiguous(size);
+    if (memory_format != at::MemoryFormat::Contiguous) {
+      tensor.unsafeGetTensorImpl()->empty_tensor_restride(memory_format);
+    }
+  }
+  return tensor;
+}
+
+at::Tensor empty_memory_format(at::IntArrayRef size, std::optional<at::ScalarType> dtype,
+                               std::optional<at::Layout> layout, std::optional<c10::Device> device,
+                               std::optional<bool> pin_memory, std::optional<at::MemoryFormat> memory_format) {
+  TORCH_CHECK(!pin_memory.value_or(false), "pin_memory is only for CPU tensors, not npu tensors");
+  TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "npu supports only the strided layout, got ", *layout);
+  return make_tensor(size, std::nullopt, dtype.value_or(at::get_default_dtype_as_scalartype()), device,
+                     memory_format.value_or(at::MemoryFormat::Contiguous));
+}
+
+at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, std::optional<at::ScalarType> dtype,
+                         std::optional<at::Layout> layout, std::optional<c10::Device> device,
+                         std::optional<bool> pin_memory) {
+  TORCH_CHECK(!pin_memory.value_or(false), "pin_memory is only for CPU tensors, not npu tensors");
+  TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "npu supports only the strided layout, got ", *layout);
+  return make_tensor(size, stride, dtype.value_or(at::get_default_dtype_as_scalartype()), device,
+                     at::MemoryFormat::Contiguous);
+}
+
+}  // namespace
+
+at::Tensor empty_npu(at::IntArrayRef size, at::ScalarType dtype, std::optional<c10::Device> device,
+                     at::MemoryFormat memory_format) {
+  return make_tensor(size, std::nullopt, dtype, device, memory_format);
+}
+
+at::Tensor empty_strided_npu(at::IntArrayRef size, at::IntArrayRef stride, at::ScalarType dtype,
+                             std::optional<c10::Device> device) {
+  return make_tensor(size, stride, dtype, device, at::MemoryFormat::Contiguous);
+}
+
+at::Tensor empty_like_npu(const at::Tensor& like, at::ScalarType dtype) {
+  return make_tensor(like.sizes(), std::nullopt, dtype, like.device(), at::MemoryFormat::Contiguous);
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
+  m.impl("empty_strided", TORCH_FN(empty_strided));
+}
+
+}  // namespace npu::ops

@@ -1,0 +1,45 @@
+// Running one aclnn op from a PyTorch kernel: describe the arguments, call
+// <op>GetWorkspaceSize, get the workspace from the allocator, launch <op> on
+// the current stream. Everything goes through the driver table.
+#pragma once
+
+#include <tuple>
+#include <type_traits>
+
+#include <ATen/ATen.h>
+
+#include "dispatch/driver/acl_driver.h"
+#include "dispatch/ops/acl_args.h"
+#include "dispatch/runtime/acl_check.h"
+#include "dispatch/runtime/npu_stream.h"
+
+namespace npu::ops {
+
+// Counts native launches per op name (what fallback_report compares with).
+void count_native_launch(const char* op);
+
+template <class Prepare, class Launch, class... Args>
+void run_aclnn(const char* name, const char* prepare_name, Prepare prepare, Launch launch, const Args&... args) {
+  count_native_launch(name);
+  // The argument owners live until the launch returned: CANN's executor
+  // refers to them until then.
+  std::tuple<AclArg<Args>...> owners(args...);
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  std::apply([&](auto&... o) { check_acl(prepare(o.get()..., &workspace_size, &executor), prepare_name); }, owners);
+  at::Tensor workspace;
+  void* workspace_ptr = nullptr;
+  if (workspace_size > 0) {
+    workspace = at::empty({static_cast<int64_t>(workspace_size)},
+                          at::TensorOptions().dtype(at::kByte).device(c10::DeviceType::PrivateUse1));
+    workspace_ptr = workspace.data_ptr();
+  }
+  check_acl(launch(workspace_ptr, workspace_size, executor, current_acl_stream()), name);
+}
+
+}  // namespace npu::ops
+
+// NPU_RUN(aclnnAdd, self, other, alpha, out): the aclnn pair named once.
+#define NPU_RUN(op, ...)                                                                                  \
+  ::npu::ops::run_aclnn(#op, #op "GetWorkspaceSize", NPU_ACL(op##GetWorkspaceSize), NPU_ACL(op), \
+                        __VA_ARGS__)

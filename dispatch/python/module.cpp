@@ -1,0 +1,84 @@
+// npu_emu._C: the Python face of the dispatch layer. Thin bindings only; the
+// logic lives in runtime/, memory/, ops/ and fallback/.
+#include <torch/csrc/utils/pybind.h>
+
+#include "device_model/soc_profile.h"
+#include "dispatch/driver/acl_driver.h"
+#include "dispatch/fallback/op_counters.h"
+#include "dispatch/format/format_config.h"
+#include "dispatch/memory/npu_allocator.h"
+#include "dispatch/runtime/acl_check.h"
+#include "dispatch/runtime/npu_device.h"
+#include "dispatch/runtime/npu_stream.h"
+
+namespace py = pybind11;
+
+namespace npu {
+namespace {
+
+py::dict device_properties(c10::DeviceIndex device) {
+  check_device_index(device);
+  const char* soc = NPU_ACL(aclrtGetSocName)();
+  TORCH_CHECK(soc != nullptr, "aclrtGetSocName returned nothing");
+  const auto total = npu_allocator().getMemoryInfo(device).second;
+  py::dict d;
+  d["name"] = std::string(soc);
+  d["total_memory"] = total;
+  try {
+    const auto& p = model::soc_profile(soc);
+    d["cube_core_num"] = p.cube_core_num;
+    d["vector_core_num"] = p.vector_core_num;
+    d["L2_cache_size"] = p.l2_cache_bytes;
+    d["allow_internal_format_default"] = p.allow_internal_format_default;
+  } catch (const std::invalid_argument&) {
+    // A SoC this project has no profile for (real hardware): report what ACL told us.
+    d["cube_core_num"] = 0;
+    d["vector_core_num"] = 0;
+    d["L2_cache_size"] = 0;
+    d["allow_internal_format_default"] = false;
+  }
+  return d;
+}
+
+}  // namespace
+}  // namespace npu
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "npu-emu's PyTorch extension (dispatch layer)";
+  m.def("_load_driver", [](const std::string& mode, const std::string& emu_library) {
+    npu::driver::load(mode, emu_library);
+    npu::check_acl(NPU_ACL(aclInit)(nullptr), "aclInit");
+  });
+  m.def("_driver_mode", [] { return npu::driver::driver().mode; });
+  m.def("_driver_libraries", [] { return npu::driver::driver().libraries; });
+  m.def("_device_count", [] { return static_cast<int>(npu::device_count()); });
+  m.def("_current_device", [] { return static_cast<int>(npu::current_device()); });
+  m.def("_set_device", [](int d) { npu::set_device(static_cast<c10::DeviceIndex>(d)); });
+  m.def("_synchronize", [](int d) {
+    py::gil_scoped_release no_gil;
+    npu::synchronize_device(static_cast<c10::DeviceIndex>(d));
+  });
+  m.def("_soc_name", [] { return std::string(NPU_ACL(aclrtGetSocName)()); });
+  m.def("_device_properties", [](int d) { return npu::device_properties(static_cast<c10::DeviceIndex>(d)); });
+  m.def("_mem_get_info", [](int d) { return npu::npu_allocator().getMemoryInfo(static_cast<c10::DeviceIndex>(d)); });
+  m.def("_external_stream", [](int device, uintptr_t handle) {
+    const c10::Stream s = npu::external_stream(static_cast<c10::DeviceIndex>(device), reinterpret_cast<aclrtStream>(handle));
+    return py::make_tuple(s.id(), static_cast<int>(s.device_index()), static_cast<int>(s.device_type()));
+  });
+  m.def("_stream_handle", [](int64_t id, int device) {
+    const c10::Stream s(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(device)), id);
+    return reinterpret_cast<uintptr_t>(npu::acl_stream(s));
+  });
+  m.def("_npu_device_type", [] { return static_cast<int>(c10::DeviceType::PrivateUse1); });
+  m.def("_allow_internal_format", &npu::allow_internal_format);
+  m.def("_set_allow_internal_format", &npu::set_allow_internal_format);
+  m.def("_fallback_counts", &npu::fallback_counts);
+  m.def("_native_counts", &npu::native_counts);
+  m.def("_reset_op_counters", &npu::reset_op_counters);
+  m.def("_set_fallback_mode", &npu::set_fallback_mode);
+  m.def("_fallback_mode", &npu::fallback_mode_name);
+  m.def("_set_kernel_delay_us", [](uint64_t us) {
+    // Emulator-only knob: absent on real CANN, where it is a clear error.
+    npu::check_acl(NPU_ACL(aclemuSetKernelDelayUs)(us), "aclemuSetKernelDelayUs");
+  });
+}

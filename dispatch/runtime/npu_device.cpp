@@ -1,0 +1,47 @@
+#include "dispatch/runtime/npu_device.h"
+
+#include <c10/util/Exception.h>
+
+#include "dispatch/driver/acl_driver.h"
+#include "dispatch/runtime/acl_check.h"
+
+namespace npu {
+
+namespace {
+// The ACL current device is per thread; PyTorch threads start on device 0.
+thread_local c10::DeviceIndex t_device = -1;
+}  // namespace
+
+c10::DeviceIndex device_count() noexcept {
+  if (!driver::loaded()) return 0;
+  uint32_t n = 0;
+  if (driver::driver().aclrtGetDeviceCount(&n) != ACL_SUCCESS) return 0;
+  return static_cast<c10::DeviceIndex>(n);
+}
+
+void check_device_index(c10::DeviceIndex index) {
+  const auto n = device_count();
+  TORCH_CHECK(index >= 0 && index < n, "Invalid NPU device index ", static_cast<int>(index), ": ", static_cast<int>(n),
+              " npu device(s) are visible, valid indices are 0..", static_cast<int>(n) - 1);
+}
+
+c10::DeviceIndex current_device() {
+  if (t_device < 0) set_device(0);
+  return t_device;
+}
+
+void set_device(c10::DeviceIndex index) {
+  if (index == t_device) return;
+  check_device_index(index);
+  NPU_CHECK(aclrtSetDevice, index);
+  t_device = index;
+}
+
+void synchronize_device(c10::DeviceIndex index) {
+  const auto prev = current_device();
+  set_device(index);
+  NPU_CHECK(aclrtSynchronizeDevice);
+  set_device(prev);
+}
+
+}  // namespace npu

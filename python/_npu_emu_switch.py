@@ -1,0 +1,83 @@
+"""The `NPU=` switch, kept free of heavy imports.
+
+It runs at interpreter start-up (from a .pth file) and when PyTorch autoloads
+device backends, so it must not import torch or npu_emu unless asked to:
+
+    NPU=emu   the backend on the emulator; `import torch_npu` is this package
+    NPU=acl   the backend on the real CANN libraries
+    unset     nothing activates; `import npu_emu` opts in to the emulator
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from types import ModuleType
+
+ALLOWED_MODES = ("emu", "acl")
+_COMPAT_PACKAGE = "npu_emu.torch_npu_compat"
+
+
+def requested_mode() -> str | None:
+    """The mode named by NPU, or None when unset; raises for other values."""
+    value = os.environ.get("NPU", "").strip()
+    if not value:
+        return None
+    if value not in ALLOWED_MODES:
+        raise RuntimeError(
+            f"NPU={value!r} is not a valid value; allowed values are: "
+            + ", ".join(f"NPU={m}" for m in ALLOWED_MODES)
+            + " (or leave NPU unset)"
+        )
+    return value
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Loads `torch_npu[.x]` as the already-importable module `target`."""
+
+    def __init__(self, target: str) -> None:
+        self._target = target
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        return importlib.import_module(self._target)
+
+    def exec_module(self, module: ModuleType) -> None:
+        pass  # the target module is already executed
+
+
+class TorchNpuAliasFinder(importlib.abc.MetaPathFinder):
+    """Resolves `import torch_npu` to npu-emu's torch_npu-compatible module,
+    ahead of any real torch_npu on sys.path."""
+
+    def find_spec(self, fullname: str, path=None, target=None):
+        if fullname != "torch_npu" and not fullname.startswith("torch_npu."):
+            return None
+        target_name = _COMPAT_PACKAGE + fullname[len("torch_npu"):]
+        if importlib.util.find_spec(target_name.rsplit(".", 1)[0] if "." in target_name else target_name) is None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(target_name), is_package=True)
+
+
+def install_torch_npu_alias() -> None:
+    if not any(isinstance(f, TorchNpuAliasFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, TorchNpuAliasFinder())
+
+
+def at_startup() -> None:
+    """Run from the .pth file: only the cheap part (the import alias)."""
+    try:
+        if requested_mode() is not None:
+            install_torch_npu_alias()
+    except RuntimeError:
+        pass  # a bad NPU value is reported when torch or npu_emu is imported
+
+
+def autoload() -> None:
+    """Entry point of group `torch.backends`, called by `import torch`."""
+    if requested_mode() is None:
+        return
+    importlib.import_module("npu_emu")

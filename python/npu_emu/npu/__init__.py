@@ -1,0 +1,31 @@
+"""torch.npu: the device module of the npu backend (torch_npu's names)."""
+
+from npu_emu.npu import config
+from npu_emu.npu.compile_mode import is_jit_compile_false, set_compile_mode
+from npu_emu.npu.device import (
+    NPUDeviceProperties,
+    _lazy_init,
+    can_device_access_peer,
+    current_device,
+    device,
+    device_count,
+    device_of,
+    get_device_capability,
+    get_device_name,
+    get_device_properties,
+    init,
+    is_available,
+    is_initialized,
+    mem_get_info,
+    set_device,
+    synchronize,
+)
+from npu_emu.npu.streams import Event, ExternalStream, Stream, current_stream, default_stream, set_stream, stream
+
+__all__ = [
+    "Event", "ExternalStream", "NPUDeviceProperties", "Stream", "can_device_access_peer", "config",
+    "current_device", "current_stream", "default_stream", "device", "device_count", "device_of",
+    "get_device_capability", "get_device_name", "get_device_properties", "init", "is_available",
+    "is_initialized", "is_jit_compile_false", "mem_get_info", "set_compile_mode", "set_device", "set_stream",
+    "stream", "synchronize", "_lazy_init",
+]

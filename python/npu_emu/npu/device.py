@@ -1,0 +1,144 @@
+"""Devices: torch.npu.device_count, set_device, get_device_properties ..."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from npu_emu import _C
+
+DeviceLike = torch.device | str | int | None
+
+
+def _index(device: DeviceLike, optional: bool = True) -> int:
+    """The device index `device` names; None means the current device."""
+    if device is None:
+        return current_device()
+    if isinstance(device, str):
+        device = torch.device(device)
+    if isinstance(device, torch.device):
+        if device.type != "npu":
+            raise ValueError(f"expected an npu device, got {device}")
+        return current_device() if device.index is None else device.index
+    if isinstance(device, int):
+        return device
+    raise TypeError(f"device must be a torch.device, str, int or None, got {type(device).__name__}")
+
+
+def _check(index: int) -> int:
+    count = device_count()
+    if not 0 <= index < count:
+        raise RuntimeError(f"Invalid NPU device index {index}: {count} npu device(s) are visible, "
+                           f"valid indices are 0..{count - 1}")
+    return index
+
+
+def is_available() -> bool:
+    return device_count() > 0
+
+
+def device_count() -> int:
+    return _C._device_count()
+
+
+def is_initialized() -> bool:
+    return True
+
+
+def init() -> None:
+    """Initialization happens at import; kept for torch_npu compatibility."""
+
+
+def _lazy_init() -> None:
+    pass
+
+
+def current_device() -> int:
+    return _C._current_device()
+
+
+def set_device(device: DeviceLike) -> None:
+    index = _index(device)
+    if index >= 0:
+        _C._set_device(_check(index))
+
+
+def synchronize(device: DeviceLike = None) -> None:
+    """Waits for all work queued on `device`; raises its pending errors."""
+    _C._synchronize(_check(_index(device)))
+
+
+def get_device_name(device: DeviceLike = None) -> str:
+    _check(_index(device))
+    return _C._soc_name()
+
+
+@dataclass(frozen=True)
+class NPUDeviceProperties:
+    name: str
+    total_memory: int
+    cube_core_num: int
+    vector_core_num: int
+    L2_cache_size: int
+    major: int = 0
+    minor: int = 0
+
+    @property
+    def multi_processor_count(self) -> int:
+        return self.cube_core_num
+
+    def __repr__(self) -> str:
+        return (f"_NPUDeviceProperties(name='{self.name}', total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"cube_core_num={self.cube_core_num}, vector_core_num={self.vector_core_num}, "
+                f"L2_cache_size={self.L2_cache_size // (1024 * 1024)}MB)")
+
+
+def get_device_properties(device: DeviceLike = None) -> NPUDeviceProperties:
+    props: dict[str, Any] = _C._device_properties(_check(_index(device)))
+    props.pop("allow_internal_format_default", None)
+    return NPUDeviceProperties(**props)
+
+
+def get_device_capability(device: DeviceLike = None) -> None:
+    """Ascend devices have no CUDA-style compute capability (torch_npu: None)."""
+    _check(_index(device))
+    return None
+
+
+def mem_get_info(device: DeviceLike = None) -> tuple[int, int]:
+    """(free, total) device memory in bytes."""
+    free, total = _C._mem_get_info(_check(_index(device)))
+    return int(free), int(total)
+
+
+def can_device_access_peer(device: DeviceLike, peer: DeviceLike) -> bool:
+    a, b = _check(_index(device)), _check(_index(peer))
+    return a != b  # every emulated device pair shares the host's memory
+
+
+class device:
+    """Context manager that makes `device` current, restoring the previous one."""
+
+    def __init__(self, device: DeviceLike) -> None:
+        self.idx = _index(device) if device is not None else -1
+        self.prev_idx = -1
+
+    def __enter__(self) -> None:
+        if self.idx >= 0:
+            self.prev_idx = current_device()
+            if self.idx != self.prev_idx:
+                set_device(self.idx)
+
+    def __exit__(self, *exc: object) -> bool:
+        if self.idx >= 0 and self.prev_idx != self.idx:
+            set_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """Context manager that makes the device of tensor `obj` current."""
+
+    def __init__(self, obj: torch.Tensor) -> None:
+        super().__init__(obj.get_device() if obj.device.type == "npu" else None)

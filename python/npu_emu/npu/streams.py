@@ -1,0 +1,105 @@
+"""Streams and events: torch.npu.Stream / Event on top of PyTorch's generic
+torch.Stream / torch.Event, which reach the backend's DeviceGuardImpl."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import torch
+
+from npu_emu import _C
+from npu_emu.npu.device import DeviceLike, _check, _index
+
+
+def _npu_device(device: DeviceLike) -> torch.device:
+    return torch.device("npu", _check(_index(device)))
+
+
+class Stream(torch.Stream):
+    """An ordered queue of work on one npu device."""
+
+    def __new__(cls, device: DeviceLike = None, priority: int = 0, **kwargs):
+        if "stream_id" in kwargs:  # re-wrapping an existing stream
+            return super().__new__(cls, **kwargs)
+        with torch.npu.device(_npu_device(device)):
+            return super().__new__(cls, device=_npu_device(device), priority=priority)
+
+    @property
+    def npu_stream(self) -> int:
+        """The ACL stream handle."""
+        return _C._stream_handle(self.stream_id, self.device_index)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, torch.Stream) and super().__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash((self.stream_id, self.device_index))
+
+    def __repr__(self) -> str:
+        return f"<torch_npu.npu.Stream device=npu:{self.device_index} stream_id={self.stream_id}>"
+
+
+class ExternalStream(Stream):
+    """Wraps an ACL stream handle created outside PyTorch."""
+
+    def __new__(cls, stream_ptr: int, device: DeviceLike = None, **kwargs):
+        stream_id, index, device_type = _C._external_stream(_check(_index(device)), int(stream_ptr))
+        return super().__new__(cls, stream_id=stream_id, device_index=index, device_type=device_type)
+
+
+def _wrap(stream: torch.Stream) -> Stream:
+    return Stream(stream_id=stream.stream_id, device_index=stream.device_index, device_type=stream.device_type)
+
+
+def current_stream(device: DeviceLike = None) -> Stream:
+    return _wrap(torch.accelerator.current_stream(_npu_device(device)))
+
+
+def default_stream(device: DeviceLike = None) -> Stream:
+    return Stream(stream_id=0, device_index=_check(_index(device)), device_type=_C._npu_device_type())
+
+
+def set_stream(stream: torch.Stream | None) -> None:
+    if stream is None:
+        return
+    torch.accelerator.set_stream(stream)
+
+
+@contextlib.contextmanager
+def stream(stream: torch.Stream | None) -> Iterator[None]:
+    """Makes `stream` current on its device for the block (None: no change)."""
+    if stream is None:
+        yield
+        return
+    index = stream.device_index
+    prev_device = torch.npu.current_device()
+    prev_stream = torch.accelerator.current_stream(torch.device("npu", index))
+    torch.npu.set_device(index)
+    torch.accelerator.set_stream(stream)
+    try:
+        yield
+    finally:
+        torch.accelerator.set_stream(prev_stream)
+        torch.npu.set_device(prev_device)
+
+
+class _NpuEventType(type):
+    """isinstance(e, torch.npu.Event) holds for every npu torch.Event."""
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, torch.Event) and obj.device.type == "npu"
+
+
+class Event(metaclass=_NpuEventType):
+    """A marker in a stream; `enable_timing=True` allows elapsed_time.
+
+    Constructing one returns a plain torch.Event on the current npu device:
+    PyTorch's own event methods (elapsed_time, Stream.wait_event) accept only
+    exact torch.Event objects, so a subclass would not interoperate."""
+
+    def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> torch.Event:
+        if interprocess:
+            raise ValueError("Event(interprocess=True) is not supported by npu-emu; allowed: interprocess=False")
+        return torch.Event(device=torch.device("npu", torch.npu.current_device()), enable_timing=enable_timing,
+                           blocking=blocking, interprocess=False)

@@ -1,0 +1,9 @@
+"""torch_npu, as npu-emu provides it: scripts written for Ascend hardware
+import this module under the name `torch_npu` (see _npu_emu_switch)."""
+
+import torch
+
+import npu_emu  # noqa: F401  (activates the backend)
+from npu_emu import npu  # noqa: F401  (torch_npu.npu is the device module)
+
+__version__ = "2.13.0+npu_emu"
