@@ -82,7 +82,7 @@ void copy_d2d(const at::Tensor& dst, const at::Tensor& src) {
     sync_current_stream();
   }
   c10::DeviceGuard guard(dst.device());
-  at::Tensor staged = empty_like_npu(dense, dst.scalar_type());
+  at::Tensor staged = empty_npu(dense.sizes(), dst.scalar_type(), dst.device());
   memcpy_async(data_address(staged), dense.const_data_ptr(), dense.nbytes(), ACL_MEMCPY_DEVICE_TO_DEVICE);
   copy_on_device(dst, staged);
 }

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include <ATen/ATen.h>
+#include <c10/core/DeviceGuard.h>
 
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/ops/acl_args.h"
@@ -18,9 +19,24 @@ namespace npu::ops {
 // Counts native launches per op name (what fallback_report compares with).
 void count_native_launch(const char* op);
 
+// The device an op runs on: that of its first npu tensor argument.
+inline void find_device(std::optional<c10::Device>&) {}
+template <class T, class... Rest>
+void find_device(std::optional<c10::Device>& found, const T& first, const Rest&... rest) {
+  if constexpr (std::is_same_v<T, at::Tensor>) {
+    if (!found && first.defined() && first.is_privateuseone()) found = first.device();
+  }
+  find_device(found, rest...);
+}
+
 template <class Prepare, class Launch, class... Args>
 void run_aclnn(const char* name, const char* prepare_name, Prepare prepare, Launch launch, const Args&... args) {
   count_native_launch(name);
+  // Kernels registered for PrivateUse1 get no device guard from PyTorch: the
+  // launch must go to the stream of the device the tensors live on.
+  std::optional<c10::Device> device;
+  find_device(device, args...);
+  const c10::OptionalDeviceGuard guard(device);
   // The argument owners live until the launch returned: CANN's executor
   // refers to them until then.
   std::tuple<AclArg<Args>...> owners(args...);

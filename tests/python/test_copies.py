@@ -1,0 +1,82 @@
+"""Host<->device and device<->device copies: exact, for every dtype and layout."""
+
+import pytest
+import torch
+
+from conftest import ALL_DTYPES, make_tensor
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_round_trip_every_dtype(dtype):
+    src = make_tensor((7, 13), dtype)
+    dev = src.npu()
+    assert dev.dtype == dtype and dev.is_npu
+    back = dev.cpu()
+    assert torch.equal(back, src)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_device_to_device_copy(dtype):
+    src = make_tensor((4, 9), dtype, seed=1)
+    a = src.npu()
+    b = a.clone()
+    a.zero_()
+    assert torch.equal(b.cpu(), src)
+    assert torch.equal(a.cpu(), torch.zeros_like(src))
+
+
+def test_strided_views_both_directions():
+    src = torch.arange(60, dtype=torch.float32).reshape(3, 4, 5)
+    dev = src.npu()
+    for view in (lambda t: t.transpose(0, 2), lambda t: t[:, ::2, 1:], lambda t: t.permute(1, 2, 0)[1],
+                 lambda t: t.expand(2, 3, 4, 5)):
+        assert torch.equal(view(dev).cpu(), view(src))
+        assert torch.equal(view(dev).contiguous().cpu(), view(src).contiguous())
+    # H2D into a non-contiguous destination leaves the other elements alone.
+    dst = torch.zeros(4, 6).npu()
+    dst[:, ::2] = torch.arange(12.0).reshape(4, 3)
+    expected = torch.zeros(4, 6)
+    expected[:, ::2] = torch.arange(12.0).reshape(4, 3)
+    assert torch.equal(dst.cpu(), expected)
+    # From a non-contiguous host source.
+    host = torch.arange(20.0).reshape(4, 5).t()
+    assert torch.equal(host.npu().cpu(), host)
+
+
+def test_copy_converts_dtype_and_broadcasts():
+    dst = torch.empty(3, 4, dtype=torch.float16, device="npu")
+    dst.copy_(torch.arange(4, dtype=torch.int64))
+    assert torch.equal(dst.cpu(), torch.arange(4).to(torch.float16).expand(3, 4))
+    x = torch.tensor([1.7, -2.2, 0.0]).npu()
+    assert torch.equal(x.to(torch.int32).cpu(), torch.tensor([1, -2, 0], dtype=torch.int32))
+    assert torch.equal(x.to(torch.bool).cpu(), torch.tensor([True, True, False]))
+    assert torch.equal(x.cpu().to(torch.complex64), x.to(torch.complex64).cpu())
+
+
+def test_fill_and_zero():
+    x = torch.empty(5, 5, dtype=torch.int16, device="npu")
+    x.fill_(-3)
+    assert torch.equal(x.cpu(), torch.full((5, 5), -3, dtype=torch.int16))
+    x[1:3].zero_()
+    expected = torch.full((5, 5), -3, dtype=torch.int16)
+    expected[1:3] = 0
+    assert torch.equal(x.cpu(), expected)
+    y = torch.empty(4, device="npu").fill_(torch.tensor(2.5))
+    assert y.cpu().tolist() == [2.5] * 4
+
+
+def test_item_and_zero_size():
+    assert torch.tensor([3.25]).npu().item() == 3.25
+    empty = torch.empty(0, 3, device="npu")
+    assert empty.cpu().shape == (0, 3)
+    assert torch.ones(0).npu().add(1).shape == (0,)
+
+
+def test_non_blocking_copies_from_pinned_memory():
+    host = torch.arange(1000, dtype=torch.float32).pin_memory()
+    dev = host.to("npu", non_blocking=True)
+    torch.npu.synchronize()
+    back = torch.empty(1000).pin_memory()
+    back.copy_(dev, non_blocking=True)
+    torch.npu.synchronize()
+    assert torch.equal(back, host)
