@@ -38,4 +38,14 @@ bool is_floating_point(DType dtype);  // float16, bfloat16, float32, float64
 bool is_complex(DType dtype);
 bool is_integral(DType dtype);  // integers, bool excluded
 
+// torch.promote_types: the smallest dtype both convert to without leaving the
+// higher category (bool < integer < floating < complex). Throws
+// std::invalid_argument for pairs PyTorch does not promote (uint16/32/64 with
+// a signed integer of equal or smaller size).
+DType promote_types(DType a, DType b);
+
+// torch.can_cast: whether a result computed in `from` may be written into a
+// tensor of `to` (no complex -> real, floating -> integer, or any -> bool).
+bool can_cast(DType from, DType to);
+
 }  // namespace npu::model

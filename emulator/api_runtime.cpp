@@ -127,7 +127,9 @@ aclError aclrtFree(void* devPtr) {
     npu::emu::Device* dev = rt.device_of(devPtr, 1);
     if (dev == nullptr) fail(ACL_ERROR_RT_MEMORY_FREE, "address is not a live device allocation (double free?)");
     // Work already queued may still use the memory: free only after it ran.
-    rt.synchronize_device(dev->id());
+    // Drain rather than synchronize: another op's failure is not this call's
+    // error, and it must stay pending for the next synchronizing call.
+    rt.drain_device(dev->id());
     dev->memory().release(devPtr);
   });
 }

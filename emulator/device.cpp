@@ -1,6 +1,7 @@
 #include "emulator/device.h"
 
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -111,7 +112,7 @@ Stream& Runtime::stream(aclrtStream handle) {
 }
 
 aclrtStream Runtime::create_stream(uint32_t priority) {
-  auto s = std::make_unique<Stream>(current_device().id(), priority);
+  auto s = std::make_shared<Stream>(current_device().id(), priority);
   aclrtStream handle = s.get();
   std::lock_guard<std::mutex> lock(mutex_);
   streams_.emplace(handle, std::move(s));
@@ -119,7 +120,7 @@ aclrtStream Runtime::create_stream(uint32_t priority) {
 }
 
 void Runtime::destroy_stream(aclrtStream handle) {
-  std::unique_ptr<Stream> doomed;
+  std::shared_ptr<Stream> doomed;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = streams_.find(handle);
@@ -127,19 +128,37 @@ void Runtime::destroy_stream(aclrtStream handle) {
     doomed = std::move(it->second);
     streams_.erase(it);
   }
-  // Destruction drains the queue outside the registry lock.
+  // Drain outside the registry lock. A device synchronize running on another
+  // thread may still hold the stream; the last holder destroys it.
+  doomed->drain();
+}
+
+std::vector<std::shared_ptr<Stream>> Runtime::streams_of(int32_t id) {
+  Device& dev = device(id);
+  // The default stream lives as long as the device (the whole process), so
+  // it is held by a non-owning (aliasing, empty) shared_ptr.
+  std::vector<std::shared_ptr<Stream>> streams{std::shared_ptr<Stream>(std::shared_ptr<void>(), &dev.default_stream())};
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [handle, s] : streams_) {
+    if (s->device() == id) streams.push_back(s);
+  }
+  return streams;
 }
 
 void Runtime::synchronize_device(int32_t id) {
-  Device& dev = device(id);
-  std::vector<Stream*> streams{&dev.default_stream()};
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& [handle, s] : streams_) {
-      if (s->device() == id) streams.push_back(s.get());
+  std::optional<AclError> first_failure;
+  for (const auto& s : streams_of(id)) {
+    try {
+      s->synchronize();
+    } catch (const AclError& e) {
+      if (!first_failure) first_failure = e;
     }
   }
-  for (Stream* s : streams) s->synchronize();
+  if (first_failure) throw *first_failure;
+}
+
+void Runtime::drain_device(int32_t id) {
+  for (const auto& s : streams_of(id)) s->drain();
 }
 
 std::shared_ptr<Event> Runtime::event(aclrtEvent handle) {

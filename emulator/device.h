@@ -57,7 +57,11 @@ class Runtime {
   Stream& stream(aclrtStream handle);
   aclrtStream create_stream(uint32_t priority);
   void destroy_stream(aclrtStream handle);
+  // Waits for every stream of the device, then throws the first pending task
+  // error (a failing stream does not cut the wait short).
   void synchronize_device(int32_t id);
+  // Waits for every stream of the device without consuming task errors.
+  void drain_device(int32_t id);
 
   // Shared so a pending record or wait keeps the event alive past destroy.
   std::shared_ptr<Event> event(aclrtEvent handle);
@@ -74,10 +78,14 @@ class Runtime {
 
  private:
   Runtime();
+  // The device's default stream and its live created streams, held so that
+  // a concurrent destroy_stream cannot free one while it is being waited on.
+  std::vector<std::shared_ptr<Stream>> streams_of(int32_t id);
+
   const model::SocProfile* profile_ = nullptr;
   std::vector<std::unique_ptr<Device>> devices_;
   mutable std::mutex mutex_;
-  std::map<aclrtStream, std::unique_ptr<Stream>> streams_;
+  std::map<aclrtStream, std::shared_ptr<Stream>> streams_;
   std::map<aclrtEvent, std::shared_ptr<Event>> events_;
   std::map<const void*, std::size_t> host_allocations_;
 };

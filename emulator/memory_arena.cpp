@@ -17,9 +17,14 @@ MemoryArena::~MemoryArena() {
 }
 
 void* MemoryArena::allocate(std::size_t size) {
-  const std::size_t rounded = (std::max<std::size_t>(size, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  // Sizes near SIZE_MAX would wrap around in the rounding (and in used + size)
+  // and pass the capacity check; rule them out before any arithmetic, and
+  // compare against the room left instead of adding.
+  const bool fits_at_all = size <= capacity_;
+  const uint64_t rounded =
+      fits_at_all ? (std::max<uint64_t>(size, 1) + kAlignment - 1) / kAlignment * kAlignment : 0;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (used_ + rounded > capacity_) {
+  if (!fits_at_all || rounded > capacity_ - used_) {
     std::ostringstream os;
     os << "device memory exhausted: requested " << size << " bytes, " << used_ << " of " << capacity_
        << " bytes in use";
@@ -51,7 +56,8 @@ bool MemoryArena::contains(const void* ptr, std::size_t size) const {
   auto it = live_.upper_bound(p);
   if (it == live_.begin()) return false;
   --it;
-  return p >= it->first && p + size <= it->first + it->second;
+  // Written as a difference so a huge `size` cannot wrap past the end.
+  return p >= it->first && p - it->first <= it->second && size <= it->second - (p - it->first);
 }
 
 uint64_t MemoryArena::used() const {

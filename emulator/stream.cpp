@@ -73,6 +73,11 @@ void Stream::synchronize() {
   }
 }
 
+void Stream::drain() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  wait_idle(lock);
+}
+
 bool Stream::idle() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return completed_ == submitted_;
@@ -103,6 +108,9 @@ void Stream::worker_loop() {
       failed = Failure{task.name, e.what(), ACLNN_ERR_PARAM_INVALID};
     } catch (const std::exception& e) {
       failed = Failure{task.name, e.what(), ACL_ERROR_RT_AICORE_EXCEPTION};
+    } catch (...) {
+      // Anything escaping the worker would terminate the process.
+      failed = Failure{task.name, "unknown exception", ACL_ERROR_RT_AICORE_EXCEPTION};
     }
     {
       std::lock_guard<std::mutex> lock(mutex_);

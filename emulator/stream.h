@@ -33,6 +33,10 @@ class Stream {
   // Blocks until every task submitted so far has run; throws the first
   // pending task error as AclError and clears it.
   void synchronize();
+  // Blocks until every task submitted so far has run, leaving any pending
+  // task error in place for the next synchronize (for implicit waits such as
+  // aclrtFree's, which must neither fail on nor swallow another op's error).
+  void drain();
   // True when every submitted task has run.
   bool idle() const;
 
