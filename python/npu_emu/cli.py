@@ -20,10 +20,27 @@ def _info(_: argparse.Namespace) -> int:
     return 0
 
 
+def _bench(args: argparse.Namespace) -> int:
+    """Runs bench/run.py of the source tree this package is installed from."""
+    import runpy
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "bench" / "run.py"
+    if not script.exists():
+        print(f"npu-emu bench: {script} not found (the benchmarks live in the source tree)", file=sys.stderr)
+        return 2
+    sys.argv = [str(script), *args.rest]
+    runpy.run_path(str(script), run_name="__main__")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="npu-emu", description="A hardware-less Ascend NPU for PyTorch")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="show the emulated devices").set_defaults(run=_info)
+    bench = sub.add_parser("bench", help="npu-emu vs PyTorch CPU, side by side (bench/run.py)")
+    bench.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for bench/run.py (--json FILE, --quick)")
+    bench.set_defaults(run=_bench)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -1,0 +1,129 @@
+"""npu-emu against PyTorch's CPU backend, side by side in one run.
+
+Prints per-op latency for small tensors (dispatch + launch overhead) and
+throughput for large ones (GB/s), each with its ratio to CPU, plus the
+machine's memcpy bandwidth as the ceiling. `--json FILE` writes the numbers.
+Not part of the tests: timings never decide pass/fail.
+
+    python bench/run.py [--json out.json] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import torch
+
+import npu_emu  # noqa: F401  (activates the npu backend)
+
+LATENCY_TARGET = 2.0  # npu time / CPU time, small ops
+THROUGHPUT_TARGET = 0.8  # npu GB/s / CPU GB/s, large elementwise and reductions
+
+
+@dataclass
+class Row:
+    kind: str
+    op: str
+    cpu: float
+    npu: float
+    unit: str
+    ratio: float
+    target: str
+
+
+def _sync(device: str) -> None:
+    if device == "npu":
+        torch.npu.synchronize()
+
+
+def _time(fn: Callable[[], object], device: str, iters: int, repeats: int = 3) -> float:
+    """Best-of-`repeats` seconds per call; npu work is synchronized at the end."""
+    fn()
+    _sync(device)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        _sync(device)
+        best = min(best, (time.perf_counter() - start) / iters)
+    return best
+
+
+def _small_ops(device: str) -> dict[str, Callable[[], object]]:
+    a = torch.randn(64, device=device)
+    b = torch.randn(64, device=device)
+    idx = torch.randint(0, 64, (16,), device=device)
+    return {
+        "add": lambda: a + b,
+        "mul": lambda: a * b,
+        "sum": lambda: a.sum(),
+        "index_select": lambda: a.index_select(0, idx),
+    }
+
+
+def _large_ops(device: str, n: int) -> dict[str, tuple[Callable[[], object], int]]:
+    """op -> (callable, bytes it moves)."""
+    a = torch.randn(n, device=device)
+    b = torch.randn(n, device=device)
+    idx = torch.randint(0, n, (n // 4,), device=device)
+    f4 = 4
+    return {
+        "add": (lambda: a + b, 3 * n * f4),
+        "mul": (lambda: a * b, 3 * n * f4),
+        "sum": (lambda: a.sum(), n * f4),
+        "sum_dim": (lambda: a.view(-1, 1024).sum(1), n * f4),
+        "index_select": (lambda: a.index_select(0, idx), (n // 4) * (f4 + 8 + f4)),
+        "cast_to_half": (lambda: a.half(), n * (f4 + 2)),
+    }
+
+
+def memcpy_bandwidth(n: int) -> float:
+    src = torch.randn(n)
+    dst = torch.empty(n)
+    seconds = _time(lambda: dst.copy_(src), "cpu", 5)
+    return 2 * n * 4 / seconds / 1e9
+
+
+def run(quick: bool) -> tuple[list[Row], float]:
+    rows: list[Row] = []
+    iters = 300 if quick else 2000
+    cpu_small, npu_small = _small_ops("cpu"), _small_ops("npu")
+    for name in cpu_small:
+        c = _time(cpu_small[name], "cpu", iters) * 1e6
+        d = _time(npu_small[name], "npu", iters) * 1e6
+        rows.append(Row("latency", name, c, d, "us/op", d / c, f"<= {LATENCY_TARGET}x"))
+    n = (1 << 22) if quick else (1 << 24)
+    cpu_large, npu_large = _large_ops("cpu", n), _large_ops("npu", n)
+    for name, (fn, nbytes) in cpu_large.items():
+        c = nbytes / _time(fn, "cpu", 3 if quick else 10) / 1e9
+        d = nbytes / _time(npu_large[name][0], "npu", 3 if quick else 10) / 1e9
+        target = f">= {THROUGHPUT_TARGET}x" if name in ("add", "mul", "sum", "sum_dim") else "-"
+        rows.append(Row("throughput", name, c, d, "GB/s", d / c, target))
+    return rows, memcpy_bandwidth(n)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--quick", action="store_true", help="fewer iterations, smaller tensors")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(torch.get_num_threads())
+    rows, memcpy = run(args.quick)
+    print(f"{'kind':<11}{'op':<14}{'cpu':>10}{'npu':>10}  {'unit':<6}{'npu/cpu':>9}  target")
+    for r in rows:
+        print(f"{r.kind:<11}{r.op:<14}{r.cpu:>10.2f}{r.npu:>10.2f}  {r.unit:<6}{r.ratio:>9.2f}  {r.target}")
+    print(f"memcpy bandwidth (ceiling): {memcpy:.2f} GB/s, threads: {torch.get_num_threads()}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": [asdict(r) for r in rows], "memcpy_gbps": memcpy,
+                       "threads": torch.get_num_threads(), "torch": torch.__version__}, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
