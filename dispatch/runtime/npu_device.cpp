@@ -1,5 +1,7 @@
 #include "dispatch/runtime/npu_device.h"
 
+#include <atomic>
+
 #include <c10/util/Exception.h>
 
 #include "dispatch/driver/acl_driver.h"
@@ -13,9 +15,15 @@ thread_local c10::DeviceIndex t_device = -1;
 }  // namespace
 
 c10::DeviceIndex device_count() noexcept {
+  // The visible devices are fixed once the driver is loaded: ask ACL once,
+  // not on every launch.
+  static std::atomic<int> cached{-1};
+  const int known = cached.load(std::memory_order_relaxed);
+  if (known >= 0) return static_cast<c10::DeviceIndex>(known);
   if (!driver::loaded()) return 0;
   uint32_t n = 0;
   if (driver::driver().aclrtGetDeviceCount(&n) != ACL_SUCCESS) return 0;
+  cached.store(static_cast<int>(n), std::memory_order_relaxed);
   return static_cast<c10::DeviceIndex>(n);
 }
 
