@@ -31,6 +31,24 @@ aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor* selfRef, const acl
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnInplaceFillScalar)
 
+aclnnStatus aclnnInplaceFillTensorGetWorkspaceSize(aclTensor* selfRef, const aclTensor* value,
+                                                   uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return prepare_op("aclnnInplaceFillTensor", workspaceSize, executor, [&] {
+    npu::emu::require_tensor(selfRef, "selfRef");
+    npu::emu::require_tensor(value, "value");
+    npu::kernels::TensorView v = value->view();
+    if (v.numel() != 1) {
+      npu::emu::fail(ACLNN_ERR_PARAM_INVALID, "value must hold exactly one element, has shape " +
+                                                  npu::kernels::shape_str(v.sizes));
+    }
+    // As a 0-dim view copy broadcasts it; the element itself is read when the task runs.
+    v.sizes.clear();
+    v.strides.clear();
+    return std::function<void()>([d = selfRef->view(), v] { npu::kernels::copy(d, v); });
+  });
+}
+NPU_EMU_DEFINE_LAUNCH(aclnnInplaceFillTensor)
+
 aclnnStatus aclnnInplaceZeroGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize,
                                              aclOpExecutor** executor) {
   return prepare_op("aclnnInplaceZero", workspaceSize, executor, [&] {

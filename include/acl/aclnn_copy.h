@@ -18,6 +18,11 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor
                                                                        uint64_t* workspaceSize,
                                                                        aclOpExecutor** executor);
 ACLNN_LAUNCH_SIGNATURE(aclnnInplaceFillScalar);
+// selfRef[...] = value's single element (a 0-dim or 1-element device tensor), converted to selfRef's dtype
+ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceFillTensorGetWorkspaceSize(aclTensor* selfRef, const aclTensor* value,
+                                                                       uint64_t* workspaceSize,
+                                                                       aclOpExecutor** executor);
+ACLNN_LAUNCH_SIGNATURE(aclnnInplaceFillTensor);
 // selfRef[...] = 0
 ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceZeroGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize,
                                                                  aclOpExecutor** executor);

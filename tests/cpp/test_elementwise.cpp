@@ -3,7 +3,7 @@
 #include <numeric>
 #include <vector>
 
-#include "kernels/arith.h"
+#include "kernels/binary_ops.h"
 #include "kernels/copy.h"
 
 using namespace npu::kernels;
