@@ -8,6 +8,7 @@
 #include "acl/aclnn_arith.h"
 #include "acl/aclnn_base.h"
 #include "acl/aclnn_copy.h"
+#include "acl/aclnn_format_cast.h"
 
 // Runtime (libascendcl.so on Ascend).
 #define NPU_ACL_RUNTIME_SYMBOLS(X) \
@@ -63,7 +64,8 @@
   X(aclnnMuls)           \
   X(aclnnInplaceCopy)    \
   X(aclnnInplaceFillScalar) \
-  X(aclnnInplaceZero)
+  X(aclnnInplaceZero)      \
+  X(aclnnNpuFormatCast)
 
 // Emulator-only extensions: optional, absent on real CANN.
 #define NPU_ACL_EMU_SYMBOLS(X) \

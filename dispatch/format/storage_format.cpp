@@ -10,15 +10,9 @@ NpuStorageImpl* npu_storage(const at::Tensor& t) {
   return dynamic_cast<NpuStorageImpl*>(t.storage().unsafeGetStorageImpl());
 }
 
-int32_t base_format_for_rank(int64_t rank) {
-  if (rank == 4) return 0;   // NCHW
-  if (rank == 5) return 30;  // NCDHW
-  return 2;                  // ND
-}
-
 c10::intrusive_ptr<c10::StorageImpl> create_storage(c10::StorageImpl::use_byte_size_t, c10::SymInt size_bytes,
-                                                      c10::DataPtr data_ptr, c10::Allocator* allocator,
-                                                      bool resizable) {
+                                                    c10::DataPtr data_ptr, c10::Allocator* allocator,
+                                                    bool resizable) {
   if (data_ptr == nullptr) data_ptr = allocator->allocate(size_bytes.expect_int());
   return c10::make_intrusive<NpuStorageImpl>(c10::StorageImpl::use_byte_size_t(), size_bytes.expect_int(),
                                              std::move(data_ptr), allocator, resizable);
@@ -32,34 +26,55 @@ const bool g_registered = [] {
 
 }  // namespace
 
+model::DType to_model_dtype(at::ScalarType type) {
+  switch (type) {
+    case at::kBool: return model::DType::Bool;
+    case at::kByte: return model::DType::UInt8;
+    case at::kChar: return model::DType::Int8;
+    case at::kShort: return model::DType::Int16;
+    case at::kInt: return model::DType::Int32;
+    case at::kLong: return model::DType::Int64;
+    case at::kHalf: return model::DType::Float16;
+    case at::kBFloat16: return model::DType::BFloat16;
+    case at::kFloat: return model::DType::Float32;
+    case at::kDouble: return model::DType::Float64;
+    case at::kComplexFloat: return model::DType::Complex64;
+    case at::kComplexDouble: return model::DType::Complex128;
+    case at::kUInt16: return model::DType::UInt16;
+    case at::kUInt32: return model::DType::UInt32;
+    case at::kUInt64: return model::DType::UInt64;
+    default: TORCH_CHECK(false, "npu does not support dtype ", type);
+  }
+}
+
 c10::intrusive_ptr<c10::StorageImpl> make_npu_storage(size_t size_bytes) {
   c10::Allocator* allocator = &npu_allocator();
   return create_storage(c10::StorageImpl::use_byte_size_t(), static_cast<int64_t>(size_bytes),
                         allocator->allocate(size_bytes), allocator, /*resizable=*/true);
 }
 
+model::StorageDesc storage_desc(const at::Tensor& t) {
+  if (const NpuStorageImpl* s = npu_storage(t); s != nullptr && s->has_desc) return s->desc;
+  model::StorageDesc d;
+  d.npu_format = d.origin_format = model::guess_base_format(t.dim());
+  d.dtype = to_model_dtype(t.scalar_type());
+  d.base_sizes = t.sizes().vec();
+  d.base_strides = t.strides().vec();
+  const auto itemsize = static_cast<int64_t>(t.element_size());
+  d.storage_sizes = {itemsize > 0 ? static_cast<int64_t>(t.storage().nbytes()) / itemsize : 0};
+  return d;
+}
+
 bool has_private_format(const at::Tensor& t) {
   const NpuStorageImpl* s = npu_storage(t);
-  if (s == nullptr || !s->has_format) return false;
-  const int32_t f = s->format.npu_format;
-  return f != 0 && f != 1 && f != 2 && f != 30;  // NCHW, NHWC, ND, NCDHW are the base formats
+  return s != nullptr && s->has_desc && model::is_private_format(s->desc.npu_format);
 }
 
-StorageFormat storage_format(const at::Tensor& t) {
-  if (const NpuStorageImpl* s = npu_storage(t); s != nullptr && s->has_format) return s->format;
-  StorageFormat f;
-  f.npu_format = f.origin_format = base_format_for_rank(t.dim());
-  f.base_sizes = t.sizes().vec();
-  const auto itemsize = static_cast<int64_t>(t.element_size());
-  f.storage_sizes = {itemsize > 0 ? static_cast<int64_t>(t.storage().nbytes()) / itemsize : 0};
-  return f;
-}
-
-void set_storage_format(const at::Tensor& t, StorageFormat format) {
+void set_storage_desc(const at::Tensor& t, model::StorageDesc desc) {
   NpuStorageImpl* s = npu_storage(t);
-  TORCH_CHECK(s != nullptr, "set_storage_format: the tensor's storage is not an npu storage");
-  s->format = std::move(format);
-  s->has_format = true;
+  TORCH_CHECK(s != nullptr, "set_storage_desc: the tensor's storage is not an npu storage");
+  s->desc = std::move(desc);
+  s->has_desc = true;
 }
 
 }  // namespace npu

@@ -7,6 +7,7 @@
 #include <torch/library.h>
 
 #include "acl/acl_rt.h"
+#include "dispatch/format/format_cast.h"
 #include "dispatch/format/storage_format.h"
 #include "dispatch/memory/pinned_allocator.h"
 #include "dispatch/ops/factory.h"
@@ -31,6 +32,10 @@ void sync_current_stream() { synchronize_stream(current_stream(current_device())
 
 // dst (npu) <- src (npu, same device): conversion and layout on the device.
 void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
+  if (has_private_format(dst) || has_private_format(src)) {
+    copy_with_formats(dst, src);  // H2D keeps dst's format; reads see the base layout
+    return;
+  }
   NPU_RUN(aclnnInplaceCopy, dst, src);
 }
 

@@ -3,7 +3,10 @@
 // the current stream. Everything goes through the driver table.
 #pragma once
 
+#include <deque>
 #include <tuple>
+#include <utility>
+#include <vector>
 #include <type_traits>
 
 #include <ATen/ATen.h>
@@ -29,8 +32,10 @@ void find_device(std::optional<c10::Device>& found, const T& first, const Rest&.
   find_device(found, rest...);
 }
 
+// Launches one aclnn op whose tensor arguments are in base formats (or that
+// understands private formats itself, like aclnnNpuFormatCast).
 template <class Prepare, class Launch, class... Args>
-void run_aclnn(const char* name, const char* prepare_name, Prepare prepare, Launch launch, const Args&... args) {
+void run_aclnn_raw(const char* name, const char* prepare_name, Prepare prepare, Launch launch, const Args&... args) {
   count_native_launch(name);
   // Kernels registered for PrivateUse1 get no device guard from PyTorch: the
   // launch must go to the stream of the device the tensors live on.
@@ -53,9 +58,36 @@ void run_aclnn(const char* name, const char* prepare_name, Prepare prepare, Laun
   check_acl(launch(workspace_ptr, workspace_size, executor, current_acl_stream()), name);
 }
 
+// Kernels see logical strided layouts: a tensor argument whose storage is in
+// a private format takes part as a base-format copy, which is laid back into
+// the private storage afterwards (it may have been the op's output).
+class PrivateFormatArgs {
+ public:
+  template <class T>
+  const T& substitute(const T& arg) {
+    return arg;
+  }
+  const at::Tensor& substitute(const at::Tensor& arg);
+  ~PrivateFormatArgs() noexcept(false);  // lays the copies back
+
+ private:
+  // (private original, base copy); a deque keeps handed-out references valid.
+  std::deque<std::pair<at::Tensor, at::Tensor>> copies_;
+};
+
+template <class Prepare, class Launch, class... Args>
+void run_aclnn(const char* name, const char* prepare_name, Prepare prepare, Launch launch, const Args&... args) {
+  PrivateFormatArgs formats;
+  run_aclnn_raw(name, prepare_name, prepare, launch, formats.substitute(args)...);
+}
+
 }  // namespace npu::ops
 
 // NPU_RUN(aclnnAdd, self, other, alpha, out): the aclnn pair named once.
 #define NPU_RUN(op, ...)                                                                                  \
   ::npu::ops::run_aclnn(#op, #op "GetWorkspaceSize", NPU_ACL(op##GetWorkspaceSize), NPU_ACL(op), \
                         __VA_ARGS__)
+// The same for ops that take private-format tensors as they are.
+#define NPU_RUN_RAW(op, ...)                                                                                  \
+  ::npu::ops::run_aclnn_raw(#op, #op "GetWorkspaceSize", NPU_ACL(op##GetWorkspaceSize), NPU_ACL(op), \
+                            __VA_ARGS__)

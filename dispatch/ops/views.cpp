@@ -3,6 +3,7 @@
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/alias_native.h>
+#include <ATen/ops/clone_native.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/unfold_native.h>
 #include <ATen/ops/view_as_complex_native.h>
@@ -11,10 +12,51 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include "dispatch/format/format_cast.h"
+#include "dispatch/format/storage_format.h"
+
 
 namespace npu::ops {
 
 namespace {
+
+// A view that changes sizes, strides or offset cannot address a private
+// layout: the storage goes back to its base format first (as torch_npu does).
+void to_base_for_view(const at::Tensor& self) {
+  TORCH_WARN("a view of an npu tensor in the private format ", model::format_label(storage_desc(self).npu_format),
+             " converts its storage to the base format first");
+  format_cast_(self, storage_desc(self).origin_format);
+}
+
+void base_format_for_view(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride, int64_t offset) {
+  if (!has_private_format(self)) return;
+  if (size.equals(self.sizes()) && stride.equals(self.strides()) && offset == self.storage_offset()) return;
+  to_base_for_view(self);
+}
+
+at::Tensor as_strided(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride,
+                      std::optional<int64_t> offset) {
+  base_format_for_view(self, size, stride, offset.value_or(self.storage_offset()));
+  return at::native::as_strided_tensorimpl(self, size, stride, offset);
+}
+
+at::Tensor view(const at::Tensor& self, at::IntArrayRef size) {
+  if (has_private_format(self) && !size.equals(self.sizes())) to_base_for_view(self);
+  return at::native::view(self, size);
+}
+
+at::Tensor reshape_alias(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride) {
+  base_format_for_view(self, size, stride, self.storage_offset());
+  return at::native::_reshape_alias(self, size, stride);
+}
+
+// clone keeps a private format; base-format tensors clone as on any device.
+at::Tensor clone(const at::Tensor& self, std::optional<at::MemoryFormat> memory_format) {
+  if (!has_private_format(self)) return at::native::clone(self, memory_format);
+  at::Tensor out = empty_with_format(self.sizes(), self.scalar_type(), self.device(), storage_desc(self).npu_format);
+  copy_with_formats(out, self);
+  return out;
+}
 
 const at::Tensor& resize_(const at::Tensor& self, at::IntArrayRef size, std::optional<at::MemoryFormat> format) {
   at::detail::check_size_nonnegative(size);
@@ -57,9 +99,10 @@ at::Tensor& set_empty_(at::Tensor& self) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
-  m.impl("view", TORCH_FN(at::native::view));
-  m.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
+  m.impl("as_strided", TORCH_FN(as_strided));
+  m.impl("view", TORCH_FN(view));
+  m.impl("_reshape_alias", TORCH_FN(reshape_alias));
+  m.impl("clone", TORCH_FN(clone));
   m.impl("unfold", TORCH_FN(at::native::unfold));
   m.impl("view_as_real", TORCH_FN(at::native::view_as_real));
   m.impl("view_as_complex", TORCH_FN(at::native::view_as_complex));

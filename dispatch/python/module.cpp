@@ -6,6 +6,7 @@
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/fallback/op_counters.h"
 #include "dispatch/format/format_config.h"
+#include "dispatch/format/storage_bindings.h"
 #include "dispatch/memory/npu_allocator.h"
 #include "dispatch/runtime/acl_check.h"
 #include "dispatch/runtime/npu_device.h"
@@ -72,6 +73,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_npu_device_type", [] { return static_cast<int>(c10::DeviceType::PrivateUse1); });
   m.def("_allow_internal_format", &npu::allow_internal_format);
   m.def("_set_allow_internal_format", &npu::set_allow_internal_format);
+  npu::bind_storage_debug(m);
   m.def("_fallback_counts", &npu::fallback_counts);
   m.def("_native_counts", &npu::native_counts);
   m.def("_reset_op_counters", &npu::reset_op_counters);

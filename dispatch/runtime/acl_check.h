@@ -6,6 +6,7 @@
 #include <string>
 
 #include "acl/acl_base.h"
+#include "dispatch/driver/acl_driver.h"
 
 namespace npu {
 

@@ -5,5 +5,14 @@ import torch
 
 import npu_emu  # noqa: F401  (activates the backend)
 from npu_emu import npu  # noqa: F401  (torch_npu.npu is the device module)
+from npu_emu.formats import (  # noqa: F401
+    Format,
+    empty_with_format,
+    get_npu_format,
+    get_storage_size,
+    npu_format_cast,
+    npu_format_cast_,
+    unsafe_empty_with_format,
+)
 
 __version__ = "2.13.0+npu_emu"

@@ -1,0 +1,37 @@
+// Moving npu tensors between storage formats (aclnnNpuFormatCast), with
+// torch_npu's rules: rank fallbacks (NZ below 2-D, NCHW off 4-D -> ND, with
+// a warning), base-to-base casts only relabel, private <-> private goes
+// through the base layout (in the emulator's kernel).
+#pragma once
+
+#include <optional>
+
+#include <ATen/Tensor.h>
+
+#include "device_model/format.h"
+
+namespace npu {
+
+// The format id `acl_format` as a Format; a clear error for ids outside the table.
+model::Format format_from_user_id(int64_t acl_format);
+
+// A new npu tensor of `sizes` whose storage is laid out in `format` (after
+// the rank fallbacks); contents undefined.
+at::Tensor empty_with_format(at::IntArrayRef sizes, at::ScalarType dtype, c10::Device device, model::Format format);
+
+// `t`'s values in `format` (a new tensor; `t` itself when already in it).
+// `customize_dtype` picks the dtype whose C0 an NZ layout uses.
+at::Tensor format_cast(const at::Tensor& t, model::Format format,
+                       std::optional<at::ScalarType> customize_dtype = std::nullopt);
+
+// Re-lays `t`'s storage in `format`, in place: every view of the storage
+// sees the new format. `t` must cover its whole storage.
+void format_cast_(const at::Tensor& t, model::Format format);
+
+// `t` if its storage is in a base format, else a base-format copy.
+at::Tensor to_base_format(const at::Tensor& t);
+
+// dst <- src where either is in a private format (same device).
+void copy_with_formats(const at::Tensor& dst, const at::Tensor& src);
+
+}  // namespace npu

@@ -1,0 +1,144 @@
+// torch_npu's format operators under the `npu` namespace (torch.ops.npu.*):
+// npu_format_cast (+ in-place and Tensor forms), get_npu_format,
+// get_storage_size, empty_with_format, unsafe_empty_with_format.
+#include <ATen/native/Resize.h>
+#include <torch/csrc/autograd/custom_function.h>
+#include <torch/library.h>
+
+#include "dispatch/format/format_cast.h"
+#include "dispatch/format/format_config.h"
+#include "dispatch/format/storage_format.h"
+#include "dispatch/runtime/npu_device.h"
+
+namespace npu {
+
+namespace {
+
+int64_t get_npu_format(const at::Tensor& self) {
+  TORCH_CHECK(self.is_privateuseone(), "get_npu_format expects an npu tensor, got a ", self.device().type(), " tensor");
+  return static_cast<int64_t>(storage_desc(self).npu_format);
+}
+
+int64_t get_storage_size(const at::Tensor& self) {
+  TORCH_CHECK(self.is_privateuseone(), "get_storage_size expects an npu tensor, got a ", self.device().type(),
+              " tensor");
+  return storage_desc(self).storage_numel();
+}
+
+at::Tensor format_cast_kernel(const at::Tensor& self, int64_t acl_format, std::optional<int64_t> customize_dtype,
+                              std::optional<int64_t> input_dtype) {
+  std::optional<at::ScalarType> custom;
+  if (customize_dtype) custom = static_cast<at::ScalarType>(*customize_dtype);
+  return format_cast(self, format_from_user_id(acl_format), custom);
+}
+
+// Autograd: the gradient goes back to the input's format.
+struct FormatCastFunction : torch::autograd::Function<FormatCastFunction> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self, int64_t acl_format,
+                            std::optional<int64_t> customize_dtype, std::optional<int64_t> input_dtype) {
+    ctx->saved_data["input_format"] = get_npu_format(self);
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return format_cast_kernel(self, acl_format, customize_dtype, input_dtype);
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto fmt = static_cast<model::Format>(ctx->saved_data["input_format"].toInt());
+    return {format_cast(grads[0], fmt), at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
+at::Tensor format_cast_autograd(const at::Tensor& self, int64_t acl_format, std::optional<int64_t> customize_dtype,
+                                std::optional<int64_t> input_dtype) {
+  return FormatCastFunction::apply(self, acl_format, customize_dtype, input_dtype);
+}
+
+at::Tensor format_cast_like(const at::Tensor& self, const at::Tensor& dst) {
+  // Through the dispatcher, so autograd sees the cast.
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("npu::npu_format_cast", "")
+                             .typed<at::Tensor(const at::Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>)>();
+  return op.call(self, get_npu_format(dst), std::nullopt, std::nullopt);
+}
+
+at::Tensor& format_cast_inplace(at::Tensor& self, int64_t acl_format) {
+  format_cast_(self, format_from_user_id(acl_format));
+  return self;
+}
+
+at::Tensor& format_cast_inplace_like(at::Tensor& self, const at::Tensor& src) {
+  format_cast_(self, storage_desc(src).npu_format);
+  return self;
+}
+
+c10::Device factory_device(std::optional<c10::Device> device) {
+  if (!device) return c10::Device(c10::DeviceType::PrivateUse1, current_device());
+  TORCH_CHECK(device->type() == c10::DeviceType::PrivateUse1, "empty_with_format creates npu tensors, got device ",
+              *device);
+  return device->has_index() ? *device : c10::Device(c10::DeviceType::PrivateUse1, current_device());
+}
+
+at::Tensor make_with_format(at::IntArrayRef size, std::optional<at::ScalarType> dtype, std::optional<c10::Device> device,
+                            int64_t acl_format, bool keep_format) {
+  model::Format format = format_from_user_id(acl_format);
+  if (model::is_private_format(format) && !keep_format && !allow_internal_format()) {
+    TORCH_WARN("empty_with_format: torch.npu.config.allow_internal_format is False, so the tensor is created in its "
+               "base format instead of ", model::format_label(format),
+               " (set it to True, or use unsafe_empty_with_format(keep_format=True))");
+    format = model::guess_base_format(static_cast<int64_t>(size.size()));
+  }
+  return empty_with_format(size, dtype.value_or(at::get_default_dtype_as_scalartype()), factory_device(device), format);
+}
+
+at::Tensor empty_with_format_op(at::IntArrayRef size, std::optional<at::ScalarType> dtype,
+                                std::optional<at::Layout> layout, std::optional<c10::Device> device,
+                                std::optional<bool> pin_memory, int64_t acl_format,
+                                std::optional<int64_t> base_addr_aligned_kb) {
+  return make_with_format(size, dtype, device, acl_format, false);
+}
+
+at::Tensor unsafe_empty_with_format_op(at::IntArrayRef size, std::optional<at::ScalarType> dtype,
+                                       std::optional<at::Layout> layout, std::optional<c10::Device> device,
+                                       std::optional<bool> pin_memory, int64_t acl_format, bool keep_format) {
+  return make_with_format(size, dtype, device, acl_format, keep_format);
+}
+
+}  // namespace
+
+TORCH_LIBRARY(npu, m) {
+  m.def("npu_format_cast(Tensor self, int acl_format, *, int? customize_dtype=None, int? input_dtype=None) -> Tensor");
+  m.def("npu_format_cast.Tensor(Tensor self, Tensor dst) -> Tensor");
+  m.def("npu_format_cast_.acl_format(Tensor(a!) self, int acl_format) -> Tensor(a!)");
+  m.def("npu_format_cast_(Tensor(a!) self, Tensor src) -> Tensor(a!)");
+  m.def("get_npu_format(Tensor self) -> int");
+  m.def("get_storage_size(Tensor self) -> int");
+  m.def("empty_with_format(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+        "bool? pin_memory=None, int acl_format=2, int? base_addr_aligned_kb=None) -> Tensor");
+  m.def("unsafe_empty_with_format(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+        "bool? pin_memory=None, int acl_format=2, bool keep_format=False) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(npu, PrivateUse1, m) {
+  m.impl("npu_format_cast", TORCH_FN(format_cast_kernel));
+  m.impl("npu_format_cast_.acl_format", TORCH_FN(format_cast_inplace));
+  m.impl("npu_format_cast_", TORCH_FN(format_cast_inplace_like));
+  m.impl("get_npu_format", TORCH_FN(get_npu_format));
+  m.impl("get_storage_size", TORCH_FN(get_storage_size));
+}
+
+// On CPU tensors the same kernels answer with a clear error naming the tensor.
+TORCH_LIBRARY_IMPL(npu, CPU, m) {
+  m.impl("npu_format_cast", TORCH_FN(format_cast_kernel));
+  m.impl("get_npu_format", TORCH_FN(get_npu_format));
+  m.impl("get_storage_size", TORCH_FN(get_storage_size));
+}
+
+TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) { m.impl("npu_format_cast", TORCH_FN(format_cast_autograd)); }
+
+TORCH_LIBRARY_IMPL(npu, CompositeImplicitAutograd, m) { m.impl("npu_format_cast.Tensor", TORCH_FN(format_cast_like)); }
+
+TORCH_LIBRARY_IMPL(npu, CompositeExplicitAutograd, m) {
+  m.impl("empty_with_format", TORCH_FN(empty_with_format_op));
+  m.impl("unsafe_empty_with_format", TORCH_FN(unsafe_empty_with_format_op));
+}
+
+}  // namespace npu
