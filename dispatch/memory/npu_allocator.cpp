@@ -1,44 +1,159 @@
 #include "dispatch/memory/npu_allocator.h"
 
+#include <array>
+#include <mutex>
+#include <unordered_map>
+
 #include <c10/core/DeviceGuard.h>
+#include <c10/util/Exception.h>
 
 #include "acl/acl_rt.h"
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/runtime/acl_check.h"
 #include "dispatch/runtime/npu_device.h"
+#include "dispatch/runtime/npu_stream.h"
 
 namespace npu {
 
+namespace memory {
 namespace {
 
-void free_device_memory(void* ptr) {
-  if (ptr != nullptr && driver::loaded()) driver::driver().aclrtFree(ptr);
+constexpr int kMaxDevices = 16;
+
+c10::Device npu_device(c10::DeviceIndex index) { return c10::Device(c10::DeviceType::PrivateUse1, index); }
+
+// Everything the allocator keeps process-wide: the per-device allocators
+// and the live allocations (data pointer -> block), which is how a DataPtr's
+// deleter, record_stream and caching_allocator_delete find their block.
+struct AllocatorState {
+  std::array<std::once_flag, kMaxDevices> once;
+  std::array<std::unique_ptr<DeviceCachingAllocator>, kMaxDevices> devices;
+  std::mutex live_mutex;
+  std::unordered_map<void*, Block*> live;
+
+  void add(Block* block) {
+    std::lock_guard<std::mutex> lock(live_mutex);
+    live.emplace(block->ptr, block);
+  }
+  Block* find(void* ptr) {
+    std::lock_guard<std::mutex> lock(live_mutex);
+    const auto it = live.find(ptr);
+    return it == live.end() ? nullptr : it->second;
+  }
+  Block* take(void* ptr) {
+    std::lock_guard<std::mutex> lock(live_mutex);
+    const auto it = live.find(ptr);
+    if (it == live.end()) return nullptr;
+    Block* block = it->second;
+    live.erase(it);
+    return block;
+  }
+};
+
+// Never destroyed: tensors may be freed during interpreter shutdown, after
+// static destructors would have run.
+AllocatorState& state() {
+  static AllocatorState& s = *new AllocatorState();
+  return s;
 }
 
-// Hands every request straight to aclrtMalloc.
-class DirectAllocator final : public c10::DeviceAllocator {
+void free_ptr(void* ptr) {
+  if (ptr == nullptr) return;
+  Block* block = state().take(ptr);
+  if (block == nullptr || !driver::loaded()) return;
+  try {
+    device_allocator(block->device).free(block);
+  } catch (const std::exception& e) {
+    // A deleter must not throw; the block stays out of the cache.
+    TORCH_WARN("npu allocator: freeing ", ptr, " failed: ", e.what());
+  }
+}
+
+Block* allocate_block(std::size_t size, c10::DeviceIndex device, aclrtStream stream) {
+  Block* block = device_allocator(device).malloc(size, stream);
+  state().add(block);
+  return block;
+}
+
+}  // namespace
+
+DeviceCachingAllocator& device_allocator(c10::DeviceIndex device) {
+  check_device_index(device);
+  TORCH_CHECK(device < kMaxDevices, "npu allocator supports at most ", kMaxDevices, " devices");
+  AllocatorState& s = state();
+  std::call_once(s.once[device], [&] { s.devices[device] = std::make_unique<DeviceCachingAllocator>(device); });
+  return *s.devices[device];
+}
+
+std::vector<SegmentSnapshot> snapshot_all_devices() {
+  std::vector<SegmentSnapshot> all;
+  for (c10::DeviceIndex d = 0; d < std::min<c10::DeviceIndex>(device_count(), kMaxDevices); ++d) {
+    if (state().devices[d] == nullptr) continue;
+    auto segments = state().devices[d]->snapshot();
+    all.insert(all.end(), segments.begin(), segments.end());
+  }
+  return all;
+}
+
+void* raw_alloc(std::size_t size, c10::DeviceIndex device, aclrtStream stream) {
+  if (size == 0) return nullptr;
+  const c10::DeviceGuard guard(npu_device(device));
+  if (stream == nullptr) stream = acl_stream(current_stream(device));
+  return allocate_block(size, device, stream)->ptr;
+}
+
+void raw_delete(void* ptr) {
+  if (ptr == nullptr) return;
+  Block* block = state().take(ptr);
+  TORCH_CHECK(block != nullptr, "caching_allocator_delete: ", ptr,
+              " is not a live allocation of the npu caching allocator");
+  device_allocator(block->device).free(block);
+}
+
+}  // namespace memory
+
+namespace {
+
+class NpuCachingAllocator final : public c10::DeviceAllocator {
  public:
   c10::DataPtr allocate(size_t nbytes) override {
-    const auto device = current_device();
-    void* ptr = nullptr;
-    if (nbytes > 0) {
-      NPU_CHECK(aclrtMalloc, &ptr, nbytes, ACL_MEM_MALLOC_HUGE_FIRST);
-    }
-    return {ptr, ptr, &free_device_memory, c10::Device(c10::DeviceType::PrivateUse1, device)};
+    const c10::DeviceIndex device = current_device();
+    if (nbytes == 0) return {nullptr, nullptr, &memory::free_ptr, memory::npu_device(device)};
+    const aclrtStream stream = acl_stream(current_stream(device));
+    void* ptr = memory::allocate_block(nbytes, device, stream)->ptr;
+    return {ptr, ptr, &memory::free_ptr, memory::npu_device(device)};
   }
-  c10::DeleterFnPtr raw_deleter() const override { return &free_device_memory; }
+  c10::DeleterFnPtr raw_deleter() const override { return &memory::free_ptr; }
   void copy_data(void* dest, const void* src, std::size_t count) const override {
     NPU_CHECK(aclrtMemcpy, dest, count, src, count, ACL_MEMCPY_DEVICE_TO_DEVICE);
   }
 
   bool initialized() override { return driver::loaded(); }
-  void emptyCache(c10::MempoolId_t) override {}
-  void recordStream(const c10::DataPtr&, c10::Stream) override {}
-  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex) override { return {}; }
-  void resetAccumulatedStats(c10::DeviceIndex) override {}
-  void resetPeakStats(c10::DeviceIndex) override {}
+
+  void emptyCache(c10::MempoolId_t) override {
+    for (c10::DeviceIndex d = 0; d < device_count(); ++d) {
+      if (memory::state().devices[d] != nullptr) memory::state().devices[d]->empty_cache();
+    }
+  }
+
+  void recordStream(const c10::DataPtr& ptr, c10::Stream stream) override {
+    // Only blocks of this allocator (not, say, a from_blob pointer).
+    if (ptr.get() == nullptr || ptr.get_deleter() != &memory::free_ptr) return;
+    memory::Block* block = memory::state().find(ptr.get());
+    if (block == nullptr) return;
+    memory::device_allocator(block->device).record_stream(block, acl_stream(stream));
+  }
+
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override {
+    return memory::device_allocator(device).stats();
+  }
+  void resetAccumulatedStats(c10::DeviceIndex device) override {
+    memory::device_allocator(device).reset_accumulated_stats();
+  }
+  void resetPeakStats(c10::DeviceIndex device) override { memory::device_allocator(device).reset_peak_stats(); }
+
   std::pair<size_t, size_t> getMemoryInfo(c10::DeviceIndex device) override {
-    c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, device));
+    const c10::DeviceGuard guard(memory::npu_device(device));
     size_t free = 0, total = 0;
     NPU_CHECK(aclrtGetMemInfo, ACL_HBM_MEM, &free, &total);
     return {free, total};
@@ -48,7 +163,8 @@ class DirectAllocator final : public c10::DeviceAllocator {
 }  // namespace
 
 c10::DeviceAllocator& npu_allocator() {
-  static DirectAllocator allocator;
+  // Never destroyed, for the same reason as the allocator state.
+  static NpuCachingAllocator& allocator = *new NpuCachingAllocator();
   return allocator;
 }
 

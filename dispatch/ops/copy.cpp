@@ -52,8 +52,13 @@ void copy_h2d(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
     memcpy_async(data_address(dense), host.const_data_ptr(), bytes, ACL_MEMCPY_HOST_TO_DEVICE);
     copy_on_device(dst, dense);
   }
-  // Only a copy from user-owned pinned memory may stay in flight.
-  if (!(non_blocking && !staged && is_pinned(host.const_data_ptr()))) sync_current_stream();
+  // Only a copy from user-owned pinned memory may stay in flight; the pinned
+  // block then outlives its tensor until the copy ran.
+  if (non_blocking && !staged && is_pinned(host.const_data_ptr())) {
+    record_pinned_use(host.const_data_ptr(), current_acl_stream());
+  } else {
+    sync_current_stream();
+  }
 }
 
 void copy_d2h(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
@@ -66,7 +71,10 @@ void copy_d2h(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
   const bool direct = dst.is_contiguous() && dst.sizes() == dense.sizes();
   at::Tensor host = direct ? dst : at::empty(dense.sizes(), dst.options());
   memcpy_async(data_address(host), dense.const_data_ptr(), dense.nbytes(), ACL_MEMCPY_DEVICE_TO_HOST);
-  if (direct && non_blocking && is_pinned(host.const_data_ptr())) return;
+  if (direct && non_blocking && is_pinned(host.const_data_ptr())) {
+    record_pinned_use(host.const_data_ptr(), current_acl_stream());
+    return;
+  }
   sync_current_stream();
   if (!direct) dst.copy_(host);
 }

@@ -15,6 +15,9 @@
 namespace py = pybind11;
 
 namespace npu {
+
+void bind_memory(py::module& m);  // memory_bindings.cpp
+
 namespace {
 
 py::dict device_properties(c10::DeviceIndex device) {
@@ -79,6 +82,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_reset_op_counters", &npu::reset_op_counters);
   m.def("_set_fallback_mode", &npu::set_fallback_mode);
   m.def("_fallback_mode", &npu::fallback_mode_name);
+  npu::bind_memory(m);
   m.def("_set_kernel_delay_us", [](uint64_t us) {
     // Emulator-only knob: absent on real CANN, where it is a clear error.
     npu::check_acl(NPU_ACL(aclemuSetKernelDelayUs)(us), "aclemuSetKernelDelayUs");

@@ -29,3 +29,27 @@ __all__ = [
     "is_initialized", "is_jit_compile_false", "mem_get_info", "set_compile_mode", "set_device", "set_stream",
     "stream", "synchronize", "_lazy_init",
 ]
+
+from npu_emu.npu.memory import (  # noqa: E402
+    caching_allocator_alloc,
+    caching_allocator_delete,
+    empty_cache,
+    max_memory_allocated,
+    max_memory_cached,
+    max_memory_reserved,
+    memory_allocated,
+    memory_cached,
+    memory_reserved,
+    memory_snapshot,
+    memory_stats,
+    memory_stats_as_nested_dict,
+    memory_summary,
+    reset_accumulated_memory_stats,
+    reset_max_memory_allocated,
+    reset_max_memory_cached,
+    reset_peak_memory_stats,
+    set_per_process_memory_fraction,
+)
+from npu_emu.npu import memory  # noqa: E402
+
+__all__ += ["memory"] + memory.__all__

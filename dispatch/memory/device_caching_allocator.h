@@ -1,0 +1,120 @@
+// The caching allocator of one npu device (torch_npu's NPUCachingAllocator
+// rules, see size_rules.h): device memory comes from aclrtMalloc in segments,
+// is cut into blocks, and freed blocks are kept per stream for reuse instead
+// of being returned with aclrtFree. Thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <c10/core/CachingDeviceAllocator.h>
+
+#include "dispatch/memory/alloc_config.h"
+#include "dispatch/memory/block.h"
+#include "dispatch/memory/event_pool.h"
+
+namespace npu::memory {
+
+using c10::CachingDeviceAllocator::DeviceStats;
+
+// One block of a segment, as memory_snapshot reports it.
+struct BlockSnapshot {
+  uintptr_t address = 0;
+  std::size_t size = 0;
+  std::size_t requested_size = 0;
+  const char* state = "inactive";  // "active_allocated", "active_pending_free" or "inactive"
+};
+
+struct SegmentSnapshot {
+  c10::DeviceIndex device = 0;
+  uintptr_t address = 0;
+  std::size_t total_size = 0;
+  std::size_t allocated_size = 0;
+  std::size_t active_size = 0;
+  std::size_t requested_size = 0;
+  uintptr_t stream = 0;
+  bool is_large = false;
+  std::vector<BlockSnapshot> blocks;
+};
+
+class DeviceCachingAllocator {
+ public:
+  explicit DeviceCachingAllocator(c10::DeviceIndex device);
+  DeviceCachingAllocator(const DeviceCachingAllocator&) = delete;
+  DeviceCachingAllocator& operator=(const DeviceCachingAllocator&) = delete;
+
+  // A block of at least `size` bytes for use on `stream`. The device must be
+  // current. When the device is full, frees the cache (after synchronizing)
+  // and retries; then throws c10::OutOfMemoryError ("NPU out of memory ...").
+  Block* malloc(std::size_t size, aclrtStream stream);
+  // Takes back an allocated block; it is reusable at once on its own stream,
+  // or once the work queued on the streams recorded with record_stream ran.
+  void free(Block* block);
+  // `stream` also uses `block`: delays its reuse after free (see free()).
+  void record_stream(Block* block, aclrtStream stream);
+  // Returns every wholly free segment to the device (after waiting for
+  // pending record_stream events).
+  void empty_cache();
+
+  DeviceStats stats();
+  void reset_accumulated_stats();
+  void reset_peak_stats();
+  // Caps this process's reserved memory at `fraction` of the device capacity.
+  void set_memory_fraction(double fraction);
+  std::vector<SegmentSnapshot> snapshot();
+
+ private:
+  struct Request {
+    aclrtStream stream;
+    std::size_t size;        // rounded block size
+    std::size_t alloc_size;  // size of a new segment for it
+    BlockPool* pool;
+  };
+  using StatTypes = c10::CachingDeviceAllocator::StatTypes;
+  using StatArray = c10::CachingDeviceAllocator::StatArray;
+
+  static StatTypes stat_types(const BlockPool& pool);
+  static void update(StatArray& stat, const StatTypes& types, int64_t delta);
+
+  Block* take_free_block(const Request& r, const AllocatorConfig& cfg);
+  Block* allocate_segment(const Request& r, const AllocatorConfig& cfg);
+  Block* finish_allocation(Block* block, const Request& r, std::size_t requested, const AllocatorConfig& cfg);
+  void free_block(Block* block);
+  bool merge_into(Block* block, Block* neighbour);
+  void release_block(Block* block);
+  bool release_oversize_blocks(const Request& r, const AllocatorConfig& cfg);
+  void release_cached_blocks();
+  void garbage_collect(const AllocatorConfig& cfg);
+  void insert_events(Block* block);
+  void process_events();
+  void synchronize_and_free_events();
+  std::size_t device_capacity();
+  [[noreturn]] void throw_oom(const Request& r, std::size_t requested, bool fraction_limited);
+  Block* new_block(aclrtStream stream, std::size_t size, BlockPool* pool, char* ptr);
+
+  const c10::DeviceIndex device_;
+  std::recursive_mutex mutex_;
+  DeviceStats stats_;
+  BlockPool small_blocks_{true};
+  BlockPool large_blocks_{false};
+  // Owner of every block of this device; pools and neighbours point here.
+  std::unordered_map<const Block*, std::unique_ptr<Block>> blocks_;
+  // Per stream, in record order: events that must complete before a block
+  // freed while used by that stream can be reused.
+  std::map<aclrtStream, std::deque<std::pair<std::unique_ptr<AclEvent>, Block*>>> pending_;
+  EventPool events_;
+  std::size_t reserved_ = 0;                   // bytes obtained with aclrtMalloc
+  std::optional<std::size_t> allowed_max_;     // set_per_process_memory_fraction
+  std::optional<std::size_t> capacity_;        // device total, asked once
+};
+
+}  // namespace npu::memory
