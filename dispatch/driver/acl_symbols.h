@@ -9,6 +9,7 @@
 #include "acl/aclnn_base.h"
 #include "acl/aclnn_copy.h"
 #include "acl/aclnn_format_cast.h"
+#include "acl/aclnn_random.h"
 
 // Runtime (libascendcl.so on Ascend).
 #define NPU_ACL_RUNTIME_SYMBOLS(X) \
@@ -65,7 +66,15 @@
   X(aclnnInplaceCopy)    \
   X(aclnnInplaceFillScalar) \
   X(aclnnInplaceZero)      \
-  X(aclnnNpuFormatCast)
+  X(aclnnNpuFormatCast)    \
+  X(aclnnInplaceUniform)   \
+  X(aclnnInplaceNormal)    \
+  X(aclnnInplaceRandom)    \
+  X(aclnnInplaceBernoulli) \
+  X(aclnnInplaceBernoulliTensor) \
+  X(aclnnRandperm)         \
+  X(aclnnInplaceExponential) \
+  X(aclnnDropout)
 
 // Emulator-only extensions: optional, absent on real CANN.
 #define NPU_ACL_EMU_SYMBOLS(X) \

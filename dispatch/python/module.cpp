@@ -17,6 +17,7 @@ namespace py = pybind11;
 namespace npu {
 
 void bind_memory(py::module& m);  // memory_bindings.cpp
+void bind_random(py::module& m);  // random_bindings.cpp
 
 namespace {
 
@@ -83,6 +84,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_fallback_mode", &npu::set_fallback_mode);
   m.def("_fallback_mode", &npu::fallback_mode_name);
   npu::bind_memory(m);
+  npu::bind_random(m);
   m.def("_set_kernel_delay_us", [](uint64_t us) {
     // Emulator-only knob: absent on real CANN, where it is a clear error.
     npu::check_acl(NPU_ACL(aclemuSetKernelDelayUs)(us), "aclemuSetKernelDelayUs");

@@ -53,3 +53,19 @@ from npu_emu.npu.memory import (  # noqa: E402
 from npu_emu.npu import memory  # noqa: E402
 
 __all__ += ["memory"] + memory.__all__
+
+from npu_emu.npu.random import (  # noqa: E402
+    _is_in_bad_fork,
+    get_rng_state,
+    get_rng_state_all,
+    initial_seed,
+    manual_seed,
+    manual_seed_all,
+    seed,
+    seed_all,
+    set_rng_state,
+    set_rng_state_all,
+)
+from npu_emu.npu import random  # noqa: E402
+
+__all__ += ["random"] + [n for n in random.__all__ if n != "default_generators"]

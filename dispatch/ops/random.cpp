@@ -1,0 +1,245 @@
+// Random ops for npu: uniform_, normal_ (and normal's tensor forms), random_,
+// randperm, bernoulli, exponential_, native_dropout. Each reserves counter
+// values from the npu generator (its default one per device, or the one
+// passed) under the generator's lock, then launches an aclnn op that draws
+// from exactly that (seed, offset): results depend only on the generator
+// state, so manual_seed and set_rng_state reproduce them.
+#include <cmath>
+#include <limits>
+
+#include <ATen/Dispatch.h>
+#include <ATen/ExpandUtils.h>
+#include <ATen/core/DistributionsHelper.h>
+#include <ATen/native/Resize.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include "dispatch/ops/factory.h"
+#include "dispatch/ops/op_runner.h"
+#include "dispatch/runtime/npu_generator.h"
+
+namespace npu::ops {
+
+namespace {
+
+struct PhiloxSlice {
+  uint64_t seed;
+  uint64_t offset;
+};
+
+// Reserves the counter words an op on `numel` elements consumes (4 per
+// element: see acl/aclnn_random.h) from `generator` or the default generator
+// of `device`.
+PhiloxSlice reserve(const std::optional<at::Generator>& generator, c10::Device device, int64_t numel) {
+  auto* gen = at::get_generator_or_default<NpuGeneratorImpl>(generator, default_generator(device.index()));
+  TORCH_CHECK(gen->device().index() == device.index(), "the generator is on ", gen->device(),
+              " but the tensor is on ", device, "; use a generator of the tensor's device");
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  const auto [seed, offset] = gen->philox_engine_inputs(4 * static_cast<uint64_t>(std::max<int64_t>(numel, 0)));
+  return {seed, offset};
+}
+
+void check_floating(const at::Tensor& self, const char* op) {
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()), op, " expects a floating point tensor, got ", self.scalar_type());
+}
+
+at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at::Generator> generator) {
+  check_floating(self, "uniform_");
+  TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
+  TORCH_CHECK(std::isfinite(to - from), "uniform_ expects a finite range, but found [", from, ", ", to, ")");
+  if (self.numel() == 0) return self;
+  const c10::DeviceGuard guard(self.device());
+  const auto rng = reserve(generator, self.device(), self.numel());
+  NPU_RUN(aclnnInplaceUniform, self, from, to, rng.seed, rng.offset);
+  return self;
+}
+
+at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at::Generator> generator) {
+  check_floating(self, "normal_");
+  TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  if (self.numel() == 0) return self;
+  const c10::DeviceGuard guard(self.device());
+  const auto rng = reserve(generator, self.device(), self.numel());
+  NPU_RUN(aclnnInplaceNormal, self, static_cast<float>(mean), static_cast<float>(std),
+          static_cast<int64_t>(rng.seed), static_cast<int64_t>(rng.offset));
+  return self;
+}
+
+void check_std_tensor(const at::Tensor& std) {
+  TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
+  TORCH_CHECK(std.numel() == 0 || !at::lt(std, 0).any().item<bool>(), "normal expects all elements of std >= 0.0");
+}
+
+// mean + std * N(0, 1), in the promoted shape and dtype.
+at::Tensor normal_scaled(const at::Tensor& mean, const at::Tensor& std, std::optional<at::Generator> generator) {
+  check_std_tensor(std);
+  const auto shape = at::infer_size(mean.sizes(), std.sizes());
+  const auto dtype = at::result_type(mean, std);
+  const c10::Device device = mean.is_privateuseone() ? mean.device() : std.device();
+  at::Tensor out = empty_npu(shape, dtype, device);
+  normal_(out, 0.0, 1.0, generator);
+  return at::add(at::mul(out, std), mean);
+}
+
+at::Tensor normal_tensor_float(const at::Tensor& mean, double std, std::optional<at::Generator> generator) {
+  TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  at::Tensor out = empty_npu(mean.sizes(), mean.scalar_type(), mean.device());
+  normal_(out, 0.0, std, generator);
+  return at::add(out, mean);
+}
+
+at::Tensor normal_float_tensor(double mean, const at::Tensor& std, std::optional<at::Generator> generator) {
+  check_std_tensor(std);
+  at::Tensor out = empty_npu(std.sizes(), std.scalar_type(), std.device());
+  normal_(out, 0.0, 1.0, generator);
+  return at::add(at::mul(out, std), mean);
+}
+
+at::Tensor normal_tensor_tensor(const at::Tensor& mean, const at::Tensor& std, std::optional<at::Generator> generator) {
+  return normal_scaled(mean, std, generator);
+}
+
+// The largest integer random_() draws for `type` (inclusive), as PyTorch:
+// 2^digits for floating types, the maximum for integers, 1 for bool.
+int64_t random_max(at::ScalarType type) {
+  if (type == at::kBool) return 1;
+  if (at::isFloatingType(type)) {
+    int digits = 0;
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, type, "random_max",
+                                    [&] { digits = std::numeric_limits<scalar_t>::digits; });
+    return int64_t{1} << digits;
+  }
+  switch (type) {
+    case at::kByte: return std::numeric_limits<uint8_t>::max();
+    case at::kChar: return std::numeric_limits<int8_t>::max();
+    case at::kShort: return std::numeric_limits<int16_t>::max();
+    case at::kUInt16: return std::numeric_limits<uint16_t>::max();
+    case at::kInt: return std::numeric_limits<int32_t>::max();
+    case at::kUInt32: return std::numeric_limits<uint32_t>::max();
+    default: return std::numeric_limits<int64_t>::max();  // int64, uint64 (capped: bounds are int64)
+  }
+}
+
+at::Tensor& random_range(at::Tensor& self, int64_t from, int64_t to, std::optional<at::Generator> generator) {
+  TORCH_CHECK(!self.is_complex(), "random_ does not support complex tensors");
+  TORCH_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+  if (self.numel() == 0) return self;
+  const c10::DeviceGuard guard(self.device());
+  const auto rng = reserve(generator, self.device(), self.numel());
+  NPU_RUN(aclnnInplaceRandom, self, from, to, static_cast<int64_t>(rng.seed), static_cast<int64_t>(rng.offset));
+  return self;
+}
+
+// [0, random_max] (for int64 the maximum itself is left out: `to` is an int64).
+int64_t exclusive_bound(int64_t inclusive_max) {
+  return inclusive_max == std::numeric_limits<int64_t>::max() ? inclusive_max : inclusive_max + 1;
+}
+
+at::Tensor& random_(at::Tensor& self, std::optional<at::Generator> generator) {
+  return random_range(self, 0, exclusive_bound(random_max(self.scalar_type())), generator);
+}
+
+at::Tensor& random_from(at::Tensor& self, int64_t from, std::optional<int64_t> to,
+                        std::optional<at::Generator> generator) {
+  return random_range(self, from, to ? *to : exclusive_bound(random_max(self.scalar_type())), generator);
+}
+
+at::Tensor& random_to(at::Tensor& self, int64_t to, std::optional<at::Generator> generator) {
+  return random_range(self, 0, to, generator);
+}
+
+at::Tensor& randperm_out(int64_t n, std::optional<at::Generator> generator, at::Tensor& out) {
+  TORCH_CHECK(n >= 0, "n must be non-negative, got", n);
+  TORCH_CHECK(!out.is_complex() && out.scalar_type() != at::kBool, "randperm is not implemented for ",
+              out.scalar_type());
+  TORCH_CHECK(n == 0 || n - 1 <= random_max(out.scalar_type()), "n is too large for result tensor type: '",
+              out.toString(), "'");
+  at::native::resize_output(out, {n});
+  if (n == 0) return out;
+  const c10::DeviceGuard guard(out.device());
+  const auto rng = reserve(generator, out.device(), n);
+  NPU_RUN(aclnnRandperm, n, static_cast<int64_t>(rng.seed), static_cast<int64_t>(rng.offset), out);
+  return out;
+}
+
+at::Tensor& bernoulli_scalar_(at::Tensor& self, double p, std::optional<at::Generator> generator) {
+  TORCH_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  TORCH_CHECK(!self.is_complex(), "bernoulli_ does not support complex tensors");
+  if (self.numel() == 0) return self;
+  const c10::DeviceGuard guard(self.device());
+  const auto rng = reserve(generator, self.device(), self.numel());
+  NPU_RUN(aclnnInplaceBernoulli, self, at::Scalar(p), static_cast<int64_t>(rng.seed),
+          static_cast<int64_t>(rng.offset));
+  return self;
+}
+
+at::Tensor& bernoulli_tensor_(at::Tensor& self, const at::Tensor& p, std::optional<at::Generator> generator) {
+  TORCH_CHECK(!self.is_complex() && !p.is_complex(), "bernoulli_ does not support complex tensors");
+  TORCH_CHECK(at::is_expandable_to(p.sizes(), self.sizes()), "bernoulli_: p of shape ", p.sizes(),
+              " cannot be broadcast to self's shape ", self.sizes());
+  if (self.numel() == 0) return self;
+  const c10::DeviceGuard guard(self.device());
+  const at::Tensor probs = p.device() == self.device() ? p : p.to(self.device());
+  const auto rng = reserve(generator, self.device(), self.numel());
+  NPU_RUN(aclnnInplaceBernoulliTensor, self, probs, static_cast<int64_t>(rng.seed), static_cast<int64_t>(rng.offset));
+  return self;
+}
+
+at::Tensor& bernoulli_out(const at::Tensor& self, std::optional<at::Generator> generator, at::Tensor& out) {
+  at::native::resize_output(out, self.sizes());
+  return bernoulli_tensor_(out, self, generator);
+}
+
+at::Tensor& exponential_(at::Tensor& self, double lambd, std::optional<at::Generator> generator) {
+  check_floating(self, "exponential_");
+  TORCH_CHECK(lambd > 0.0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
+  if (self.numel() == 0) return self;
+  const c10::DeviceGuard guard(self.device());
+  const auto rng = reserve(generator, self.device(), self.numel());
+  NPU_RUN(aclnnInplaceExponential, self, lambd, static_cast<int64_t>(rng.seed), static_cast<int64_t>(rng.offset));
+  return self;
+}
+
+std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, double p, std::optional<bool> train) {
+  TORCH_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  const c10::DeviceGuard guard(input.device());
+  at::Tensor mask = empty_npu(input.sizes(), at::kBool, input.device());
+  if (train.has_value() && !*train) {
+    // Evaluation: nothing is dropped.
+    mask.fill_(true);
+    return {input.clone(), mask};
+  }
+  check_floating(input, "dropout");
+  at::Tensor output = empty_npu(input.sizes(), input.scalar_type(), input.device());
+  if (input.numel() == 0) return {output, mask};
+  const auto rng = reserve(std::nullopt, input.device(), input.numel());
+  NPU_RUN(aclnnDropout, input, p, static_cast<int64_t>(rng.seed), static_cast<int64_t>(rng.offset), output, mask);
+  return {output, mask};
+}
+
+at::Tensor native_dropout_backward(const at::Tensor& grad_output, const at::Tensor& mask, double scale) {
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "Mask should be Bool Scalar Type", mask.scalar_type());
+  return at::mul(at::mul(grad_output, mask), scale);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("uniform_", TORCH_FN(uniform_));
+  m.impl("normal_", TORCH_FN(normal_));
+  m.impl("normal.Tensor_float", TORCH_FN(normal_tensor_float));
+  m.impl("normal.float_Tensor", TORCH_FN(normal_float_tensor));
+  m.impl("normal.Tensor_Tensor", TORCH_FN(normal_tensor_tensor));
+  m.impl("random_", TORCH_FN(random_));
+  m.impl("random_.from", TORCH_FN(random_from));
+  m.impl("random_.to", TORCH_FN(random_to));
+  m.impl("randperm.generator_out", TORCH_FN(randperm_out));
+  m.impl("bernoulli_.float", TORCH_FN(bernoulli_scalar_));
+  m.impl("bernoulli_.Tensor", TORCH_FN(bernoulli_tensor_));
+  m.impl("bernoulli.out", TORCH_FN(bernoulli_out));
+  m.impl("exponential_", TORCH_FN(exponential_));
+  m.impl("native_dropout", TORCH_FN(native_dropout));
+  m.impl("native_dropout_backward", TORCH_FN(native_dropout_backward));
+}
+
+}  // namespace npu::ops

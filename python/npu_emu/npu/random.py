@@ -1,0 +1,107 @@
+"""torch.npu random: seeding and snapshots of the per-device default
+generators (torch.cuda.random's names). A state is a 16-byte uint8 CPU
+tensor: uint64 seed + int64 offset of the counter-based generator."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+import torch
+
+from npu_emu import _C
+from npu_emu.npu.device import DeviceLike, _check, _index, device_count
+
+__all__ = [
+    "default_generators", "get_rng_state", "get_rng_state_all", "initial_seed", "manual_seed", "manual_seed_all",
+    "seed", "seed_all", "set_rng_state", "set_rng_state_all",
+]
+
+_generators: dict[int, torch.Generator] = {}
+_in_bad_fork = False
+
+
+def _mark_bad_fork() -> None:
+    # The emulator's stream workers do not survive fork(): a child must not
+    # touch npu state (torch.manual_seed checks this before seeding npu).
+    global _in_bad_fork
+    _in_bad_fork = True
+    _generators.clear()
+
+
+os.register_at_fork(after_in_child=_mark_bad_fork)
+
+
+def _is_in_bad_fork() -> bool:
+    """True in a process forked after the npu backend was initialized."""
+    return _in_bad_fork
+
+
+def _generator(device: DeviceLike = None) -> torch.Generator:
+    """The default generator of `device` (None: the current device)."""
+    index = _check(_index(device))
+    if index not in _generators:
+        _generators[index] = _C._npu_default_generator(index)
+    return _generators[index]
+
+
+def __getattr__(name: str):
+    # torch.npu.default_generators, as torch.cuda.default_generators: one per
+    # visible device (computed on access: the count is the driver's).
+    if name == "default_generators":
+        return tuple(_generator(i) for i in range(device_count()))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def manual_seed(seed: int) -> None:
+    """Seeds the current device's default generator."""
+    _generator().manual_seed(int(seed))
+
+
+def manual_seed_all(seed: int) -> None:
+    """Seeds the default generator of every device."""
+    for i in range(device_count()):
+        _generator(i).manual_seed(int(seed))
+
+
+def seed() -> None:
+    """Seeds the current device's default generator with a random number."""
+    _generator().seed()
+
+
+def seed_all() -> None:
+    """Seeds every device's default generator with one random number."""
+    if device_count() == 0:
+        return
+    random_seed = _generator(0).seed()
+    for i in range(1, device_count()):
+        _generator(i).manual_seed(random_seed)
+
+
+def initial_seed() -> int:
+    """The current seed of the current device's default generator."""
+    return _generator().initial_seed()
+
+
+def get_rng_state(device: DeviceLike = "npu") -> torch.Tensor:
+    """The state of `device`'s default generator (16 bytes, uint8, CPU)."""
+    return _generator(device).get_state()
+
+
+def get_rng_state_all() -> list[torch.Tensor]:
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state(new_state: torch.Tensor, device: DeviceLike = "npu") -> None:
+    """Restores `device`'s default generator from a get_rng_state() tensor."""
+    if not isinstance(new_state, torch.Tensor):
+        raise TypeError(f"set_rng_state expects a torch.ByteTensor, got {type(new_state).__name__}")
+    _generator(device).set_state(new_state.clone(memory_format=torch.contiguous_format))
+
+
+def set_rng_state_all(new_states: Iterable[torch.Tensor]) -> None:
+    states = list(new_states)
+    if len(states) != device_count():
+        raise ValueError(f"set_rng_state_all expects {device_count()} states (one per device), got {len(states)}")
+    for i, state in enumerate(states):
+        set_rng_state(state, i)
