@@ -33,6 +33,9 @@ def activate(mode: str | None = None) -> str:
     torch._register_device_module("npu", npu_module)
     torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
     _npu_emu_switch.install_torch_npu_alias()
+    from npu_emu import serialization
+
+    serialization.install()
     _active_mode = mode
     return mode
 
