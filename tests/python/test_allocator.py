@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-import npu_emu
+import npu_emu  # noqa: F401  (activates the npu backend)
 from npu_subprocess import run_json, run_python
 
 MiB = 1 << 20
@@ -18,16 +18,6 @@ SIZE_B = 15 * MiB + 1234
 
 def empty(nbytes: int) -> torch.Tensor:
     return torch.empty(nbytes, dtype=torch.uint8, device="npu")
-
-
-@pytest.fixture
-def kernel_delay():
-    """Makes every kernel take `us` microseconds (an emulator knob) for one test."""
-    def set_delay(us: int) -> None:
-        npu_emu._C._set_kernel_delay_us(us)
-    yield set_delay
-    npu_emu._C._set_kernel_delay_us(0)
-    torch.npu.synchronize()
 
 
 def test_is_the_registered_device_allocator():
@@ -61,12 +51,12 @@ def test_free_lists_are_per_stream():
     del y, z
 
 
-def test_record_stream_delays_reuse_until_the_other_stream_is_done(kernel_delay):
+def test_record_stream_delays_reuse_until_the_other_stream_is_done(delay_us):
     torch.npu.synchronize()
     side = torch.npu.Stream()
     x = empty(SIZE_A + 7)
     ptr = x.data_ptr()
-    kernel_delay(500_000)  # the side stream's kernel stays in flight
+    delay_us(500_000)  # the side stream's kernel stays in flight
     with torch.npu.stream(side):
         x.fill_(3)
     x.record_stream(side)
@@ -74,19 +64,19 @@ def test_record_stream_delays_reuse_until_the_other_stream_is_done(kernel_delay)
     y = empty(SIZE_A + 7)
     assert y.data_ptr() != ptr, "reused while the side stream still used the block"
     assert not side.query()
-    kernel_delay(0)
+    delay_us(0)
     side.synchronize()
     z = empty(SIZE_A + 7)  # the event completed: the block is back
     assert z.data_ptr() == ptr
     del y, z
 
 
-def test_without_record_stream_the_block_is_reused_at_once(kernel_delay):
+def test_without_record_stream_the_block_is_reused_at_once(delay_us):
     torch.npu.synchronize()
     side = torch.npu.Stream()
     x = empty(SIZE_A + 9)
     ptr = x.data_ptr()
-    kernel_delay(200_000)
+    delay_us(200_000)
     with torch.npu.stream(side):
         x.fill_(3)
     del x

@@ -3,19 +3,9 @@ is_pinned(), and copies from/to pinned memory that stay asynchronous."""
 
 from __future__ import annotations
 
-import pytest
 import torch
 
-import npu_emu
-
-
-@pytest.fixture
-def kernel_delay():
-    def set_delay(us: int) -> None:
-        npu_emu._C._set_kernel_delay_us(us)
-    yield set_delay
-    npu_emu._C._set_kernel_delay_us(0)
-    torch.npu.synchronize()
+import npu_emu  # noqa: F401  (activates the npu backend)
 
 
 def test_factories_with_pin_memory():
@@ -45,10 +35,10 @@ def test_pinned_round_trip_non_blocking():
     assert torch.equal(back, host)
 
 
-def test_d2h_into_pinned_memory_is_asynchronous(kernel_delay):
+def test_d2h_into_pinned_memory_is_asynchronous(delay_us):
     dev = torch.zeros(1000, device="npu")
     torch.npu.synchronize()
-    kernel_delay(300_000)
+    delay_us(300_000)
     dev.fill_(7)  # in flight for a while
     pinned = torch.empty(1000, pin_memory=True)
     pinned.copy_(dev, non_blocking=True)
@@ -57,10 +47,10 @@ def test_d2h_into_pinned_memory_is_asynchronous(kernel_delay):
     assert torch.equal(pinned, torch.full((1000,), 7.0))
 
 
-def test_d2h_into_pageable_memory_waits(kernel_delay):
+def test_d2h_into_pageable_memory_waits(delay_us):
     dev = torch.zeros(1000, device="npu")
     torch.npu.synchronize()
-    kernel_delay(100_000)
+    delay_us(100_000)
     dev.fill_(5)
     pageable = torch.empty(1000)
     pageable.copy_(dev, non_blocking=True)
@@ -76,11 +66,11 @@ def test_dataloader_pin_memory():
     assert torch.equal(torch.cat([b[0] for b in batches]), torch.arange(8, dtype=torch.float32))
 
 
-def test_h2d_from_pinned_memory_is_asynchronous(kernel_delay):
+def test_h2d_from_pinned_memory_is_asynchronous(delay_us):
     dev = torch.zeros(1000, device="npu")
     torch.npu.synchronize()
     src = torch.arange(1000, dtype=torch.float32).pin_memory()
-    kernel_delay(300_000)
+    delay_us(300_000)
     dev.fill_(1)  # in flight; the copy queues behind it
     dev.copy_(src, non_blocking=True)
     assert not torch.npu.current_stream().query()
@@ -88,19 +78,19 @@ def test_h2d_from_pinned_memory_is_asynchronous(kernel_delay):
     assert torch.equal(dev.cpu(), src)
 
 
-def test_pinned_source_freed_during_the_copy_stays_valid(kernel_delay):
+def test_pinned_source_freed_during_the_copy_stays_valid(delay_us):
     # The tensor dies while its copy still waits in the stream: the pinned
     # block must outlive it, even as new pinned buffers are written.
     expected = torch.arange(1 << 16, dtype=torch.float32)
     dev = torch.zeros(1 << 16, device="npu")
     torch.npu.synchronize()
-    kernel_delay(300_000)
+    delay_us(300_000)
     dev.fill_(0)
     src = expected.pin_memory()
     dev.copy_(src, non_blocking=True)
     del src
     scribble = [torch.full((1 << 16,), -1.0, pin_memory=True) for _ in range(4)]
-    kernel_delay(0)
+    delay_us(0)
     torch.npu.synchronize()
     assert torch.equal(dev.cpu(), expected)
     del scribble
