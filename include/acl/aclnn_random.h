@@ -14,15 +14,10 @@
 #pragma once
 
 #include "acl/acl_base.h"
+#include "acl/aclnn_arith.h"  // ACLNN_LAUNCH_SIGNATURE
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef ACLNN_LAUNCH_SIGNATURE
-#define ACLNN_LAUNCH_SIGNATURE(name) \
-  ACL_FUNC_VISIBILITY aclnnStatus name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, \
-                                       aclrtStream stream)
 #endif
 
 // selfRef ~ U[from, to). Floating dtypes.
