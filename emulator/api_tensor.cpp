@@ -24,6 +24,20 @@ npu::model::DType require_dtype(aclDataType dt) {
   return *d;
 }
 
+// Copies one of a tensor's dim vectors into a new[] array the caller
+// delete[]s (the CANN contract of aclGetStorageShape / aclGetViewShape).
+aclnnStatus hand_out_dims(const char* api, const aclTensor* tensor, std::vector<int64_t> aclTensor::*dims,
+                          int64_t** out, uint64_t* count) {
+  return guarded(api, [&] {
+    npu::emu::require_tensor(tensor, "tensor");
+    if (out == nullptr || count == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "output is null");
+    const std::vector<int64_t>& src = tensor->*dims;
+    *count = src.size();
+    *out = new int64_t[std::max<std::size_t>(src.size(), 1)];
+    std::copy(src.begin(), src.end(), *out);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -56,14 +70,11 @@ aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
 }
 
 aclnnStatus aclGetStorageShape(const aclTensor* tensor, int64_t** storageDims, uint64_t* storageDimsNum) {
-  return guarded("aclGetStorageShape", [&] {
-    npu::emu::require_tensor(tensor, "tensor");
-    if (storageDims == nullptr || storageDimsNum == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "output is null");
-    *storageDimsNum = tensor->storage_dims.size();
-    // The caller frees this array with delete[] (the CANN contract).
-    *storageDims = new int64_t[std::max<std::size_t>(tensor->storage_dims.size(), 1)];
-    std::copy(tensor->storage_dims.begin(), tensor->storage_dims.end(), *storageDims);
-  });
+  return hand_out_dims("aclGetStorageShape", tensor, &aclTensor::storage_dims, storageDims, storageDimsNum);
+}
+
+aclnnStatus aclGetViewShape(const aclTensor* tensor, int64_t** viewDims, uint64_t* viewDimsNum) {
+  return hand_out_dims("aclGetViewShape", tensor, &aclTensor::view_dims, viewDims, viewDimsNum);
 }
 
 aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
@@ -103,8 +114,8 @@ aclTensorList* aclCreateTensorList(const aclTensor* const* value, uint64_t size)
   aclTensorList* out = nullptr;
   guarded("aclCreateTensorList", [&] {
     if (size > 0 && value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
+    // Null entries are allowed: aclnnIndex / aclnnIndexPutImpl read them as ':'.
     auto list = std::make_unique<aclTensorList>();
-    for (uint64_t i = 0; i < size; ++i) npu::emu::require_tensor(value[i], "tensor list element");
     for (uint64_t i = 0; i < size; ++i) list->tensors.emplace_back(value[i]);
     out = release_handle(std::move(list));
   });

@@ -1,0 +1,66 @@
+// Argument handling shared by the reduction, indexing, shape and sort
+// entries: reading aclIntArray / aclTensorList / aclDataType parameters and
+// the dtype checks those families make at GetWorkspaceSize time. Every
+// failure is an AclError with the aclnn code, naming the parameter.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "acl/acl_base.h"
+#include "emulator/acl_objects.h"
+
+namespace npu::emu {
+
+// Null-checks each (tensor, parameter name) and returns the tensors' views.
+template <std::size_t N>
+std::array<kernels::TensorView, N> require_views(const std::array<std::pair<const aclTensor*, const char*>, N>& ts) {
+  std::array<kernels::TensorView, N> views;
+  for (std::size_t i = 0; i < N; ++i) {
+    require_tensor(ts[i].first, ts[i].second);
+    views[i] = ts[i].first->view();
+  }
+  return views;
+}
+
+// The body prepare_op expects from a task lambda.
+template <class F>
+std::function<void()> task(F&& f) {
+  return std::function<void()>(std::forward<F>(f));
+}
+
+// The values of an optional aclIntArray (null reads as empty).
+std::vector<int64_t> int_values(const aclIntArray* array);
+
+// The element views of a tensor list; null entries are nullopt.
+std::vector<std::optional<kernels::TensorView>> list_views(const aclTensorList* list, const char* name);
+
+// The views of a tensor list whose entries must all be present.
+std::vector<kernels::TensorView> required_views(const aclTensorList* list, const char* name);
+
+// An aclDataType parameter that must be supported and equal out's dtype
+// (the aclnn contract for dtype= arguments).
+model::DType require_dtype_param(aclDataType dtype, const aclTensor* out);
+
+// ACLNN_ERR_PARAM_INVALID unless the tensor's dtype passes `ok`; `what`
+// describes the accepted dtypes for the message.
+template <class Pred>
+void require_dtype(const aclTensor* t, const char* name, const char* what, Pred ok);
+
+void reject_complex(const aclTensor* t, const char* name);
+void require_floating(const aclTensor* t, const char* name);
+
+// Integer-valued aclScalar (e.g. cumprod's dim).
+int64_t int_scalar(const aclScalar* s, const char* name);
+
+[[noreturn]] void fail_dtype(const aclTensor* t, const char* name, const char* what);
+
+template <class Pred>
+void require_dtype(const aclTensor* t, const char* name, const char* what, Pred ok) {
+  if (!ok(t->dtype)) fail_dtype(t, name, what);
+}
+
+}  // namespace npu::emu
