@@ -7,9 +7,17 @@
 #include "acl/acl_rt.h"
 #include "acl/aclnn_arith.h"
 #include "acl/aclnn_base.h"
+#include "acl/aclnn_binary.h"
 #include "acl/aclnn_copy.h"
+#include "acl/aclnn_factory.h"
 #include "acl/aclnn_format_cast.h"
+#include "acl/aclnn_index.h"
 #include "acl/aclnn_random.h"
+#include "acl/aclnn_reduce.h"
+#include "acl/aclnn_shape.h"
+#include "acl/aclnn_sort.h"
+#include "acl/aclnn_ternary.h"
+#include "acl/aclnn_unary.h"
 
 // Runtime (libascendcl.so on Ascend).
 #define NPU_ACL_RUNTIME_SYMBOLS(X) \
@@ -54,27 +62,169 @@
   X(aclCreateIntArray)            \
   X(aclDestroyIntArray)           \
   X(aclCreateTensorList)          \
-  X(aclDestroyTensorList)
+  X(aclDestroyTensorList)         \
+  X(aclGetViewShape)
 
 // Op pairs (libopapi.so on Ascend): list the op name once; the driver
-// resolves <name>GetWorkspaceSize and <name>.
-#define NPU_ACLNN_OPS(X) \
-  X(aclnnAdd)            \
-  X(aclnnAdds)           \
-  X(aclnnMul)            \
-  X(aclnnMuls)           \
-  X(aclnnInplaceCopy)    \
-  X(aclnnInplaceFillScalar) \
-  X(aclnnInplaceZero)      \
-  X(aclnnNpuFormatCast)    \
-  X(aclnnInplaceUniform)   \
-  X(aclnnInplaceNormal)    \
-  X(aclnnInplaceRandom)    \
-  X(aclnnInplaceBernoulli) \
-  X(aclnnInplaceBernoulliTensor) \
-  X(aclnnRandperm)         \
-  X(aclnnInplaceExponential) \
+// resolves <name>GetWorkspaceSize and <name>. Op symbols are optional: a
+// missing one fails when the op is first run, naming itself.
+// Pointwise, copies and factories.
+#define NPU_ACLNN_POINTWISE_OPS(X)       \
+  X(aclnnAdd)                            \
+  X(aclnnAdds)                           \
+  X(aclnnMul)                            \
+  X(aclnnMuls)                           \
+  X(aclnnSub)                            \
+  X(aclnnSubs)                           \
+  X(aclnnDiv)                            \
+  X(aclnnDivs)                           \
+  X(aclnnDivMod)                         \
+  X(aclnnDivMods)                        \
+  X(aclnnRemainderTensorTensor)          \
+  X(aclnnRemainderTensorScalar)          \
+  X(aclnnRemainderScalarTensor)          \
+  X(aclnnFmodTensor)                     \
+  X(aclnnFmodScalar)                     \
+  X(aclnnPowTensorTensor)                \
+  X(aclnnPowTensorScalar)                \
+  X(aclnnPowScalarTensor)                \
+  X(aclnnAtan2)                          \
+  X(aclnnMaximum)                        \
+  X(aclnnMinimum)                        \
+  X(aclnnBitwiseAndTensor)               \
+  X(aclnnBitwiseAndScalar)               \
+  X(aclnnBitwiseOrTensor)                \
+  X(aclnnBitwiseOrScalar)                \
+  X(aclnnBitwiseXorTensor)               \
+  X(aclnnBitwiseXorScalar)               \
+  X(aclnnLeftShift)                      \
+  X(aclnnRightShift)                     \
+  X(aclnnLogicalAnd)                     \
+  X(aclnnLogicalOr)                      \
+  X(aclnnLogicalXor)                     \
+  X(aclnnEqTensor)                       \
+  X(aclnnEqScalar)                       \
+  X(aclnnNeTensor)                       \
+  X(aclnnNeScalar)                       \
+  X(aclnnLtTensor)                       \
+  X(aclnnLtScalar)                       \
+  X(aclnnLeTensor)                       \
+  X(aclnnLeScalar)                       \
+  X(aclnnGtTensor)                       \
+  X(aclnnGtScalar)                       \
+  X(aclnnGeTensor)                       \
+  X(aclnnGeScalar)                       \
+  X(aclnnAbs)                            \
+  X(aclnnNeg)                            \
+  X(aclnnExp)                            \
+  X(aclnnExpm1)                          \
+  X(aclnnLog)                            \
+  X(aclnnLog1p)                          \
+  X(aclnnLog2)                           \
+  X(aclnnSqrt)                           \
+  X(aclnnRsqrt)                          \
+  X(aclnnSin)                            \
+  X(aclnnCos)                            \
+  X(aclnnTan)                            \
+  X(aclnnTanh)                           \
+  X(aclnnSigmoid)                        \
+  X(aclnnRelu)                           \
+  X(aclnnGelu)                           \
+  X(aclnnSilu)                           \
+  X(aclnnErf)                            \
+  X(aclnnFloor)                          \
+  X(aclnnCeil)                           \
+  X(aclnnRound)                          \
+  X(aclnnTrunc)                          \
+  X(aclnnSign)                           \
+  X(aclnnReciprocal)                     \
+  X(aclnnBitwiseNot)                     \
+  X(aclnnLogicalNot)                     \
+  X(aclnnIsNan)                          \
+  X(aclnnIsInf)                          \
+  X(aclnnGeluV2)                         \
+  X(aclnnRoundDecimals)                  \
+  X(aclnnNanToNum)                       \
+  X(aclnnCast)                           \
+  X(aclnnSWhere)                         \
+  X(aclnnLerp)                           \
+  X(aclnnLerps)                          \
+  X(aclnnAddcmul)                        \
+  X(aclnnAddcdiv)                        \
+  X(aclnnClamp)                          \
+  X(aclnnClampTensor)                    \
+  X(aclnnClampMin)                       \
+  X(aclnnClampMax)                       \
+  X(aclnnClampMinTensor)                 \
+  X(aclnnClampMaxTensor)                 \
+  X(aclnnArange)                         \
+  X(aclnnLinspace)                       \
+  X(aclnnEye)                            \
+  X(aclnnInplaceCopy)                    \
+  X(aclnnInplaceFillScalar)              \
+  X(aclnnInplaceFillTensor)              \
+  X(aclnnInplaceZero)
+
+// Reductions, scans, indexing, shape and sort.
+#define NPU_ACLNN_REDUCE_INDEX_OPS(X)    \
+  X(aclnnReduceSum)                      \
+  X(aclnnMean)                           \
+  X(aclnnProd)                           \
+  X(aclnnProdDim)                        \
+  X(aclnnAmax)                           \
+  X(aclnnAmin)                           \
+  X(aclnnMaxDim)                         \
+  X(aclnnMinDim)                         \
+  X(aclnnArgMax)                         \
+  X(aclnnArgMin)                         \
+  X(aclnnVar)                            \
+  X(aclnnVarCorrection)                  \
+  X(aclnnStd)                            \
+  X(aclnnNorm)                           \
+  X(aclnnAll)                            \
+  X(aclnnAny)                            \
+  X(aclnnLogSumExp)                      \
+  X(aclnnCumsum)                         \
+  X(aclnnCumprod)                        \
+  X(aclnnIndexSelect)                    \
+  X(aclnnGather)                         \
+  X(aclnnScatter)                        \
+  X(aclnnScatterValue)                   \
+  X(aclnnScatterAdd)                     \
+  X(aclnnScatterReduce)                  \
+  X(aclnnIndex)                          \
+  X(aclnnIndexPutImpl)                   \
+  X(aclnnInplaceMaskedFillScalar)        \
+  X(aclnnMaskedSelect)                   \
+  X(aclnnNonzero)                        \
+  X(aclnnTake)                           \
+  X(aclnnCat)                            \
+  X(aclnnStack)                          \
+  X(aclnnFlip)                           \
+  X(aclnnRoll)                           \
+  X(aclnnRepeat)                         \
+  X(aclnnTril)                           \
+  X(aclnnTriu)                           \
+  X(aclnnSort)                           \
+  X(aclnnArgsort)                        \
+  X(aclnnTopk)
+
+// Format casts and random numbers.
+#define NPU_ACLNN_FORMAT_RANDOM_OPS(X)   \
+  X(aclnnNpuFormatCast)                  \
+  X(aclnnInplaceUniform)                 \
+  X(aclnnInplaceNormal)                  \
+  X(aclnnInplaceRandom)                  \
+  X(aclnnInplaceBernoulli)               \
+  X(aclnnInplaceBernoulliTensor)         \
+  X(aclnnRandperm)                       \
+  X(aclnnInplaceExponential)             \
   X(aclnnDropout)
+
+#define NPU_ACLNN_OPS(X)     \
+  NPU_ACLNN_POINTWISE_OPS(X)    \
+  NPU_ACLNN_REDUCE_INDEX_OPS(X) \
+  NPU_ACLNN_FORMAT_RANDOM_OPS(X)
 
 // Emulator-only extensions: optional, absent on real CANN.
 #define NPU_ACL_EMU_SYMBOLS(X) \
