@@ -44,6 +44,7 @@ at::Tensor physical_storage(const at::Tensor& t) {
 void bind_storage_debug(pybind11::module_& m) {
   m.def("_storage_desc", &describe);
   m.def("_storage_data", &physical_storage);
+  m.def("_has_private_format", [](const at::Tensor& t) { return t.is_privateuseone() && has_private_format(t); });
 }
 
 }  // namespace npu

@@ -8,7 +8,9 @@ import io
 import pytest
 import torch
 
+import npu_emu
 import npu_emu.serialization
+import torch_npu
 from npu_subprocess import run_python
 
 
@@ -114,3 +116,52 @@ def test_checkpoint_from_a_missing_device(tmp_path):
         loaded = torch.load(path, map_location=location)["x"]
         assert torch.equal(loaded.cpu(), torch.arange(6, dtype=torch.float32))
         assert loaded.device == (torch.device("cpu") if location == "cpu" else torch.device("npu", 0))
+
+
+# Private formats: the bytes written are base-format values; the format rides
+# in the tensor's backend metadata and comes back on a load onto npu.
+PRIVATE_CASES = [((2, 19, 5, 3), 3), ((33, 17), 29), ((20, 6, 3, 3), 4), ((2, 3, 4, 5, 18), 32)]
+
+
+@pytest.mark.parametrize("shape,fmt", PRIVATE_CASES, ids=["NC1HWC0", "FRACTAL_NZ", "FRACTAL_Z", "NDC1HWC0"])
+def test_private_format_round_trips(shape, fmt, tmp_path):
+    cpu = torch.randn(shape)
+    x = torch_npu.npu_format_cast(cpu.npu(), fmt)
+    assert torch_npu.get_npu_format(x) == fmt
+    path = tmp_path / "x.pt"
+    torch.save({"x": x, "plain": cpu.npu()}, path)
+    for kwargs in ({}, {"weights_only": True}, {"map_location": "npu:0"}):
+        loaded = torch.load(path, **kwargs)
+        assert torch_npu.get_npu_format(loaded["x"]) == fmt, kwargs
+        assert torch_npu.get_npu_format(loaded["plain"]) != fmt
+        assert torch.equal(loaded["x"].cpu(), cpu)
+        # The physical storage is the same layout, padding included.
+        assert torch.equal(npu_emu.storage_data(loaded["x"]), npu_emu.storage_data(x))
+    on_cpu = torch.load(path, map_location="cpu")["x"]
+    assert on_cpu.device.type == "cpu" and on_cpu.shape == cpu.shape and torch.equal(on_cpu, cpu)
+
+
+def test_private_format_in_a_state_dict_and_the_original_is_untouched():
+    conv = torch.nn.Conv2d(3, 20, 3).npu()
+    torch_npu.npu_format_cast_(conv.weight.data, 4)
+    reference = conv.weight.detach().cpu()
+    state = round_trip(conv.state_dict())
+    assert torch_npu.get_npu_format(state["weight"]) == 4
+    assert torch.equal(state["weight"].cpu(), reference)
+    assert torch_npu.get_npu_format(conv.weight) == 4  # saving did not convert the live tensor
+    assert torch.equal(conv.weight.detach().cpu(), reference)
+
+
+def test_requires_grad_survives_a_private_format_round_trip():
+    x = torch_npu.npu_format_cast(torch.randn(16, 16).npu(), 29).requires_grad_()
+    loaded = round_trip(x)
+    assert loaded.requires_grad and loaded.is_leaf and torch_npu.get_npu_format(loaded) == 29
+
+
+def test_malformed_format_metadata_is_a_clear_error():
+    t = torch.zeros(4, 4, device="npu")
+    with pytest.raises(RuntimeError, match="npu_format_"):
+        torch._utils.set_tensor_metadata(t, {"npu_format_x": True})
+    with pytest.raises(ValueError, match="unknown format id 12345; allowed ids"):
+        torch._utils.set_tensor_metadata(t, {"npu_format_12345": True})
+    assert torch.equal(t.cpu(), torch.zeros(4, 4))  # the tensor is unharmed
