@@ -33,9 +33,12 @@ void find_device(std::optional<c10::Device>& found, const T& first, const Rest&.
 }
 
 // Launches one aclnn op whose tensor arguments are in base formats (or that
-// understands private formats itself, like aclnnNpuFormatCast).
-template <class Prepare, class Launch, class... Args>
-void run_aclnn_raw(const char* name, const char* prepare_name, Prepare prepare, Launch launch, const Args&... args) {
+// understands private formats itself, like aclnnNpuFormatCast), then calls
+// `after(owners...)` with the ACL argument owners still alive: ops whose
+// output shape depends on the data (aclnnNonzero) are read back through them.
+template <class Prepare, class Launch, class After, class... Args>
+void run_aclnn_then(const char* name, const char* prepare_name, Prepare prepare, Launch launch, After after,
+                    const Args&... args) {
   count_native_launch(name);
   // Kernels registered for PrivateUse1 get no device guard from PyTorch: the
   // launch must go to the stream of the device the tensors live on.
@@ -56,7 +59,17 @@ void run_aclnn_raw(const char* name, const char* prepare_name, Prepare prepare, 
     workspace_ptr = workspace.data_ptr();
   }
   check_acl(launch(workspace_ptr, workspace_size, executor, current_acl_stream()), name);
+  std::apply(after, owners);
 }
+
+template <class Prepare, class Launch, class... Args>
+void run_aclnn_raw(const char* name, const char* prepare_name, Prepare prepare, Launch launch, const Args&... args) {
+  run_aclnn_then(name, prepare_name, prepare, launch, [](const auto&...) {}, args...);
+}
+
+// The view shape the runtime gave `t` (the sizes a data-dependent op wrote),
+// read after synchronizing the current stream.
+std::vector<int64_t> synchronized_view_shape(const AclTensor& t);
 
 // Kernels see logical strided layouts: a tensor argument whose storage is in
 // a private format takes part as a base-format copy, which is laid back into
@@ -81,6 +94,13 @@ void run_aclnn(const char* name, const char* prepare_name, Prepare prepare, Laun
   run_aclnn_raw(name, prepare_name, prepare, launch, formats.substitute(args)...);
 }
 
+template <class Prepare, class Launch, class After, class... Args>
+void run_aclnn_formats_then(const char* name, const char* prepare_name, Prepare prepare, Launch launch, After after,
+                            const Args&... args) {
+  PrivateFormatArgs formats;
+  run_aclnn_then(name, prepare_name, prepare, launch, after, formats.substitute(args)...);
+}
+
 }  // namespace npu::ops
 
 // NPU_RUN(aclnnAdd, self, other, alpha, out): the aclnn pair named once.
@@ -91,3 +111,7 @@ void run_aclnn(const char* name, const char* prepare_name, Prepare prepare, Laun
 #define NPU_RUN_RAW(op, ...)                                                                                  \
   ::npu::ops::run_aclnn_raw(#op, #op "GetWorkspaceSize", NPU_ACL(op##GetWorkspaceSize), NPU_ACL(op), \
                             __VA_ARGS__)
+// NPU_RUN_THEN(aclnnNonzero, after, self, out): `after` sees the argument owners.
+#define NPU_RUN_THEN(op, after, ...)                                                                          \
+  ::npu::ops::run_aclnn_formats_then(#op, #op "GetWorkspaceSize", NPU_ACL(op##GetWorkspaceSize), NPU_ACL(op), \
+                                     after, __VA_ARGS__)

@@ -1,0 +1,81 @@
+// The sort family on npu: sort (always stable; descending), and topk. argsort
+// is PyTorch's composite over sort.stable.
+#include <ATen/WrapDimUtils.h>
+#include <torch/library.h>
+
+#include "dispatch/ops/op_runner.h"
+#include "dispatch/ops/reduce_op.h"
+
+namespace npu::ops {
+
+namespace {
+
+using Pair = std::tuple<at::Tensor, at::Tensor>;
+using PairRef = std::tuple<at::Tensor&, at::Tensor&>;
+
+// The aclnn entries name real dims: a 0-dim tensor takes part as its [1] view.
+at::Tensor as_1d(const at::Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+
+void check_sortable(const char* name, const at::Tensor& self) {
+  check_npu(name, "self", self);
+  TORCH_CHECK(!self.is_complex(), name, "(): not supported for complex tensors, got ", self.scalar_type());
+}
+
+// values and indices of `shape`, written with out= semantics (dtypes as PyTorch demands).
+void write_pair(const char* name, const at::Tensor& self, at::IntArrayRef shape, at::Tensor& values,
+                at::Tensor& indices, const std::function<void(const at::Tensor&, const at::Tensor&)>& launch) {
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(), name, "(): values must have the same dtype as self, got ",
+              values.scalar_type(), " and ", self.scalar_type());
+  TORCH_CHECK(indices.scalar_type() == at::kLong, name, "(): indices must be int64, got ", indices.scalar_type());
+  write_out(indices, shape, at::kLong, [](const at::Tensor&) {});
+  write_out(values, shape, self.scalar_type(), [&](const at::Tensor& v) { launch(v, indices); });
+}
+
+PairRef sort_out(const at::Tensor& self, std::optional<bool> /*stable: every npu sort is*/, int64_t dim,
+                 bool descending, at::Tensor& values, at::Tensor& indices) {
+  check_sortable("sort", self);
+  const int64_t d = at::maybe_wrap_dim(dim, self.dim());
+  write_pair("sort", self, self.sizes(), values, indices, [&](const at::Tensor& v, const at::Tensor& i) {
+    NPU_RUN(aclnnSort, as_1d(self), true, d, descending, as_1d(v), as_1d(i));
+  });
+  return {values, indices};
+}
+
+Pair sort(const at::Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  at::Tensor values = at::empty({0}, self.options());
+  at::Tensor indices = at::empty({0}, self.options().dtype(at::kLong));
+  sort_out(self, stable, dim, descending, values, indices);
+  return {values, indices};
+}
+
+PairRef topk_out(const at::Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, at::Tensor& values,
+                 at::Tensor& indices) {
+  check_sortable("topk", self);
+  const int64_t d = at::maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.dim() == 0 ? 1 : self.size(d);
+  TORCH_CHECK(k >= 0 && k <= size, "selected index k out of range");
+  std::vector<int64_t> shape = self.sizes().vec();
+  if (self.dim() > 0) shape[d] = k;
+  write_pair("topk", self, shape, values, indices, [&](const at::Tensor& v, const at::Tensor& i) {
+    NPU_RUN(aclnnTopk, as_1d(self), k, d, largest, sorted, as_1d(v), as_1d(i));
+  });
+  return {values, indices};
+}
+
+Pair topk(const at::Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  at::Tensor values = at::empty({0}, self.options());
+  at::Tensor indices = at::empty({0}, self.options().dtype(at::kLong));
+  topk_out(self, k, dim, largest, sorted, values, indices);
+  return {values, indices};
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("sort.stable", TORCH_FN(sort));
+  m.impl("sort.values_stable", TORCH_FN(sort_out));
+  m.impl("topk", TORCH_FN(topk));
+  m.impl("topk.values", TORCH_FN(topk_out));
+}
+
+}  // namespace npu::ops
