@@ -1,0 +1,226 @@
+// Data-dependent indexing on npu: nonzero and masked_select (result sizes
+// known only after the kernel ran: the runtime narrows the out aclTensor,
+// read back after a synchronize), and advanced indexing x[indices] /
+// x[indices] = v, whose boolean masks become nonzero() index columns first.
+#include <sstream>
+
+#include <ATen/ExpandUtils.h>
+#include <torch/library.h>
+
+#include "dispatch/ops/factory.h"
+#include "dispatch/ops/op_runner.h"
+#include "dispatch/ops/reduce_op.h"
+
+namespace npu::ops {
+
+namespace {
+
+// ---- nonzero, masked_select ---------------------------------------------------------
+
+// Runs a compacting entry into `out` (allocated at the largest size) and
+// shrinks out to what the kernel wrote; a contiguous out keeps its leading rows.
+template <class Launch>
+void run_compacting(at::Tensor& out, Launch launch) {
+  std::vector<int64_t> shape;
+  launch([&](const auto&... owners) {
+    // The out owner is the last argument: its aclTensor carries the real shape.
+    const AclTensor* last = nullptr;
+    ((last = &owners), ...);
+    shape = synchronized_view_shape(*last);
+  });
+  out.resize_(shape);
+}
+
+at::Tensor nonzero_npu(const at::Tensor& self) {
+  check_npu("nonzero", "self", self);
+  at::Tensor out = empty_npu({self.numel(), self.dim()}, at::kLong, self.device());
+  if (self.numel() == 0) return out;
+  run_compacting(out, [&](auto after) { NPU_RUN_THEN(aclnnNonzero, after, self, out); });
+  return out;
+}
+
+at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
+  const at::Tensor r = nonzero_npu(self);
+  TORCH_CHECK(out.scalar_type() == at::kLong, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
+              out.scalar_type());
+  write_out(out, r.sizes(), at::kLong, [&](const at::Tensor& o) { o.copy_(r); });
+  return out;
+}
+
+at::Tensor masked_select_npu(const at::Tensor& self, const at::Tensor& mask) {
+  check_npu("masked_select", "self", self);
+  check_npu("masked_select", "mask", mask);
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_select: expected BoolTensor for mask");
+  int64_t total = 1;
+  for (const int64_t n : at::infer_size(self.sizes(), mask.sizes())) total *= n;
+  at::Tensor out = empty_npu({total}, self.scalar_type(), self.device());
+  if (total == 0) return out;
+  run_compacting(out, [&](auto after) { NPU_RUN_THEN(aclnnMaskedSelect, after, self, mask, out); });
+  return out;
+}
+
+at::Tensor& masked_select_out(const at::Tensor& self, const at::Tensor& mask, at::Tensor& out) {
+  const at::Tensor r = masked_select_npu(self, mask);
+  write_out(out, r.sizes(), self.scalar_type(), [&](const at::Tensor& o) { o.copy_(r); });
+  return out;
+}
+
+// ---- advanced indexing ------------------------------------------------------------------
+
+using IndexList = c10::List<std::optional<at::Tensor>>;
+
+// PyTorch's index list as the aclnn entries take it: one integer index
+// tensor per indexed dim (undefined = ':'), on self's device; a bool or
+// uint8 mask over k dims becomes the k columns of its nonzero().
+std::vector<at::Tensor> expand_indices(const at::Tensor& self, const IndexList& indices) {
+  std::vector<at::Tensor> result;
+  for (const std::optional<at::Tensor>& entry : indices) {
+    const int64_t at_dim = static_cast<int64_t>(result.size());
+    if (!entry.has_value() || !entry->defined()) {
+      result.emplace_back();
+      continue;
+    }
+    at::Tensor index = entry->device() == self.device() ? *entry : entry->to(self.device());
+    const at::ScalarType type = index.scalar_type();
+    TORCH_CHECK_INDEX(type == at::kLong || type == at::kInt || type == at::kByte || type == at::kBool,
+                      "tensors used as indices must be long, int, byte or bool tensors");
+    if (type != at::kByte && type != at::kBool) {
+      result.push_back(index);
+      continue;
+    }
+    for (int64_t j = 0; j < index.dim(); ++j) {
+      TORCH_CHECK_INDEX(at_dim + j < self.dim(), "too many indices for tensor of dimension ", self.dim());
+      TORCH_CHECK_INDEX(index.size(j) == self.size(at_dim + j), "The shape of the mask ", index.sizes(), " at index ",
+                        j, " does not match the shape of the indexed tensor ", self.sizes(), " at index ",
+                        at_dim + j);
+    }
+    const at::Tensor columns = nonzero_npu(type == at::kByte ? index.to(at::kBool) : index);
+    for (int64_t j = 0; j < index.dim(); ++j) result.push_back(columns.select(1, j));
+  }
+  TORCH_CHECK_INDEX(static_cast<int64_t>(result.size()) <= self.dim(), "too many indices for tensor of dimension ",
+                    self.dim());
+  return result;
+}
+
+bool any_defined(const std::vector<at::Tensor>& indices) {
+  for (const at::Tensor& t : indices) {
+    if (t.defined()) return true;
+  }
+  return false;
+}
+
+// The shape of self[indices]: the indexed dims become the broadcast index
+// shape, in place when they are adjacent, else in front (NumPy's rule).
+std::vector<int64_t> broadcast_indices(const std::vector<at::Tensor>& indices) {
+  std::vector<int64_t> shape;
+  std::vector<at::IntArrayRef> all;
+  for (const at::Tensor& t : indices) {
+    if (!t.defined()) continue;
+    all.push_back(t.sizes());
+    const size_t n = std::max(shape.size(), t.sizes().size());
+    std::vector<int64_t> next(n, 1);
+    bool ok = true;
+    for (size_t k = 0; k < n; ++k) {
+      const int64_t a = k < n - shape.size() ? 1 : shape[k - (n - shape.size())];
+      const int64_t b = k < n - t.dim() ? 1 : t.size(static_cast<int64_t>(k - (n - t.dim())));
+      ok = ok && (a == b || a == 1 || b == 1);
+      next[k] = a == 1 ? b : a;
+    }
+    if (!ok) {
+      std::ostringstream shapes;
+      for (size_t i = 0; i < all.size(); ++i) shapes << (i ? ", " : "") << all[i];
+      for (const at::Tensor& rest : indices) {
+        if (rest.defined() && &rest > &t) shapes << ", " << rest.sizes();
+      }
+      TORCH_CHECK_INDEX(false, "shape mismatch: indexing tensors could not be broadcast together with shapes ",
+                        shapes.str());
+    }
+    shape = std::move(next);
+  }
+  return shape;
+}
+
+std::vector<int64_t> index_shape(const at::Tensor& self, const std::vector<at::Tensor>& indices) {
+  const std::vector<int64_t> broadcast = broadcast_indices(indices);
+  int64_t first = -1, last = -1;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (!indices[d].defined()) continue;
+    if (first < 0) first = static_cast<int64_t>(d);
+    last = static_cast<int64_t>(d);
+  }
+  bool adjacent = true;
+  for (int64_t d = first; d <= last; ++d) adjacent = adjacent && indices[d].defined();
+  std::vector<int64_t> shape;
+  if (adjacent) {
+    shape.assign(self.sizes().begin(), self.sizes().begin() + first);
+    shape.insert(shape.end(), broadcast.begin(), broadcast.end());
+    shape.insert(shape.end(), self.sizes().begin() + last + 1, self.sizes().end());
+  } else {
+    shape = broadcast;
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      if (d >= static_cast<int64_t>(indices.size()) || !indices[d].defined()) shape.push_back(self.size(d));
+    }
+  }
+  return shape;
+}
+
+void index_launch(const at::Tensor& self, const std::vector<at::Tensor>& indices, const at::Tensor& out) {
+  NPU_RUN(aclnnIndex, self, at::ITensorListRef(indices), out);
+}
+
+at::Tensor index_npu(const at::Tensor& self, const IndexList& indices) {
+  check_npu("index", "self", self);
+  const std::vector<at::Tensor> expanded = expand_indices(self, indices);
+  if (!any_defined(expanded)) return self.clone();
+  return new_result(self, index_shape(self, expanded), self.scalar_type(),
+                    [&](const at::Tensor& o) { index_launch(self, expanded, o); });
+}
+
+at::Tensor& index_out(const at::Tensor& self, const IndexList& indices, at::Tensor& out) {
+  check_npu("index", "self", self);
+  const std::vector<at::Tensor> expanded = expand_indices(self, indices);
+  if (!any_defined(expanded)) {
+    write_out(out, self.sizes(), self.scalar_type(), [&](const at::Tensor& o) { o.copy_(self); });
+    return out;
+  }
+  write_out(out, index_shape(self, expanded), self.scalar_type(),
+            [&](const at::Tensor& o) { index_launch(self, expanded, o); });
+  return out;
+}
+
+at::Tensor& index_put_impl_(at::Tensor& self, const IndexList& indices, const at::Tensor& values, bool accumulate,
+                            bool unsafe) {
+  check_npu("index_put_", "self", self);
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes "
+              "match, got ", self.scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
+  const at::Tensor v = values.device() == self.device() ? values : values.to(self.device());
+  const std::vector<at::Tensor> expanded = expand_indices(self, indices);
+  if (!any_defined(expanded)) {
+    if (accumulate) {
+      self.add_(v);
+    } else {
+      self.copy_(v);
+    }
+    return self;
+  }
+  const auto shape = index_shape(self, expanded);
+  TORCH_CHECK(at::is_expandable_to(v.sizes(), shape), "shape mismatch: value tensor of shape ", v.sizes(),
+              " cannot be broadcast to indexing result of shape ", at::IntArrayRef(shape));
+  if (self.numel() == 0 || v.numel() == 0) return self;
+  NPU_RUN(aclnnIndexPutImpl, self, at::ITensorListRef(expanded), v, accumulate, unsafe);
+  return self;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("nonzero", TORCH_FN(nonzero_npu));
+  m.impl("nonzero.out", TORCH_FN(nonzero_out));
+  m.impl("masked_select", TORCH_FN(masked_select_npu));
+  m.impl("masked_select.out", TORCH_FN(masked_select_out));
+  m.impl("index.Tensor", TORCH_FN(index_npu));
+  m.impl("index.Tensor_out", TORCH_FN(index_out));
+  m.impl("_index_put_impl_", TORCH_FN(index_put_impl_));
+}
+
+}  // namespace npu::ops
