@@ -81,11 +81,14 @@ class PrivateFormatArgs {
     return arg;
   }
   const at::Tensor& substitute(const at::Tensor& arg);
+  // Tensor lists are inputs (cat, stack, index lists): base copies, not laid back.
+  at::ITensorListRef substitute(const at::ITensorListRef& list);
   ~PrivateFormatArgs() noexcept(false);  // lays the copies back
 
  private:
   // (private original, base copy); a deque keeps handed-out references valid.
   std::deque<std::pair<at::Tensor, at::Tensor>> copies_;
+  std::deque<std::vector<at::Tensor>> lists_;
 };
 
 template <class Prepare, class Launch, class... Args>

@@ -10,6 +10,15 @@ const at::Tensor& PrivateFormatArgs::substitute(const at::Tensor& arg) {
   return copies_.back().second;
 }
 
+at::ITensorListRef PrivateFormatArgs::substitute(const at::ITensorListRef& list) {
+  std::vector<at::Tensor> tensors;
+  for (const at::Tensor& t : list) {
+    tensors.push_back(t.defined() && has_private_format(t) ? to_base_format(t) : t);
+  }
+  lists_.push_back(std::move(tensors));
+  return at::ITensorListRef(lists_.back());
+}
+
 PrivateFormatArgs::~PrivateFormatArgs() noexcept(false) {
   if (std::uncaught_exceptions() > 0) return;  // the op failed: nothing to lay back
   for (const auto& [original, base] : copies_) {

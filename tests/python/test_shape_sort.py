@@ -186,3 +186,13 @@ def test_autograd_through_cat_stack_and_sort():
         fn(b).backward(g.npu())
         torch.testing.assert_close(b.grad.cpu(), a.grad)
     assert_not_in_fallback(before, ["cat", "stack", "flip", "roll", "sort", "topk", "tril"])
+
+
+def test_private_format_inputs_in_tensor_lists():
+    import torch_npu  # the torch_npu stand-in: format casts
+
+    x = make_tensor((2, 16, 4, 4), torch.float32, 5)
+    y = torch_npu.npu_format_cast(x.npu(), 3)  # NC1HWC0: the kernels see it through a base-format copy
+    equal(torch.cat([y, x.npu()], 1), torch.cat([x, x], 1))
+    equal(torch.stack([y, y], 0), torch.stack([x, x], 0))
+    equal(y[torch.tensor([1, 0]).npu()], x[torch.tensor([1, 0])])
