@@ -173,7 +173,6 @@ enum class Scan { Sum, Prod };
 at::Tensor& scan_out(Scan scan, const at::Tensor& self, int64_t dim, Dtype dtype, at::Tensor& out) {
   check_npu(scan == Scan::Sum ? "cumsum" : "cumprod", "self", self);
   const ReduceInput in = reduce_input(self, dim, true);
-  const at::ScalarType result = dtype ? *dtype : at::native::get_dtype_from_self(self, std::nullopt, true);
   // An in-place scan reads what it writes: compute aside when out is self.
   const bool aliased = out.defined() && out.is_alias_of(self);
   auto launch = [&](const at::Tensor& o) {
@@ -190,7 +189,6 @@ at::Tensor& scan_out(Scan scan, const at::Tensor& self, int64_t dim, Dtype dtype
     return out;
   }
   write_out(out, self.sizes(), dtype.value_or(out.scalar_type()), launch);
-  (void)result;
   return out;
 }
 
