@@ -49,12 +49,17 @@ Stream::~Stream() {
 }
 
 void Stream::submit(Task task) {
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(std::move(task));
+    queued_.store(queue_.size(), std::memory_order_release);
     ++submitted_;
+    wake = worker_sleeping_;
   }
-  work_ready_.notify_one();
+  // A worker that is running or spinning finds the task by itself; waking a
+  // blocked one costs a futex call and a context switch, per launch.
+  if (wake) work_ready_.notify_one();
   if (LaunchSettings::launch_blocking()) synchronize();
 }
 
@@ -83,40 +88,73 @@ bool Stream::idle() const {
   return completed_ == submitted_;
 }
 
-void Stream::worker_loop() {
-  for (;;) {
-    Task task;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, nothing left
-      task = std::move(queue_.front());
-      queue_.pop_front();
+namespace {
+
+// How long the worker polls for the next task before blocking: a host thread
+// launching op after op (a Python loop of small ops) submits every few
+// microseconds, so the worker stays awake through such a burst instead of
+// being woken by each launch, and sleeps soon after the burst ends.
+constexpr auto kSpinBeforeSleep = std::chrono::microseconds(50);
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+}  // namespace
+
+bool Stream::wait_for_work(std::unique_lock<std::mutex>& lock) {
+  if (queue_.empty() && !stopping_) {
+    lock.unlock();
+    const auto deadline = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+    for (int i = 1; queued_.load(std::memory_order_acquire) == 0; ++i) {
+      cpu_relax();
+      if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) break;
     }
+    lock.lock();
+  }
+  while (queue_.empty() && !stopping_) {
+    worker_sleeping_ = true;
+    work_ready_.wait(lock);
+    worker_sleeping_ = false;
+  }
+  return !queue_.empty();
+}
+
+void Stream::worker_loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (wait_for_work(lock)) {
+    std::optional<Task> task(std::move(queue_.front()));
+    queue_.pop_front();
+    queued_.store(queue_.size(), std::memory_order_release);
+    lock.unlock();
     std::optional<Failure> failed;
     try {
-      if (task.is_kernel) {
+      if (task->is_kernel) {
         if (const uint64_t us = LaunchSettings::kernel_delay_us()) {
           // The latency knob: an emulated device being slow, not a test sleeping.
           std::this_thread::sleep_for(std::chrono::microseconds(us));
         }
       }
-      task.body();
+      task->body();
     } catch (const AclError& e) {
-      failed = Failure{task.name, e.what(), e.code()};
+      failed = Failure{task->name, e.what(), e.code()};
     } catch (const kernels::KernelError& e) {
-      failed = Failure{task.name, e.what(), ACLNN_ERR_PARAM_INVALID};
+      failed = Failure{task->name, e.what(), ACLNN_ERR_PARAM_INVALID};
     } catch (const std::exception& e) {
-      failed = Failure{task.name, e.what(), ACL_ERROR_RT_AICORE_EXCEPTION};
+      failed = Failure{task->name, e.what(), ACL_ERROR_RT_AICORE_EXCEPTION};
     } catch (...) {
       // Anything escaping the worker would terminate the process.
-      failed = Failure{task.name, "unknown exception", ACL_ERROR_RT_AICORE_EXCEPTION};
+      failed = Failure{task->name, "unknown exception", ACL_ERROR_RT_AICORE_EXCEPTION};
     }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (failed && !failure_) failure_ = std::move(failed);
-      ++completed_;
-    }
+    task.reset();  // what the body captured is released before the task counts as done
+    lock.lock();
+    if (failed && !failure_) failure_ = std::move(failed);
+    ++completed_;
+    // No syscall unless someone waits (synchronize, drain, blocking launches).
     work_done_.notify_all();
   }
 }

@@ -4,6 +4,7 @@
 // keeps working (as a device stream does after an op error is consumed).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -50,6 +51,9 @@ class Stream {
     int code;
   };
   void worker_loop();
+  // Waits (the lock held on entry and return) until a task is queued or the
+  // stream stops; false when stopping with nothing left to run.
+  bool wait_for_work(std::unique_lock<std::mutex>& lock);
   void wait_idle(std::unique_lock<std::mutex>& lock);
 
   const int32_t device_;
@@ -58,6 +62,12 @@ class Stream {
   std::condition_variable work_ready_;
   std::condition_variable work_done_;
   std::deque<Task> queue_;
+  // queue_.size(), readable without the mutex: what the worker polls while
+  // it spins between tasks.
+  std::atomic<std::size_t> queued_{0};
+  // Set by the worker while it blocks on work_ready_: only then does a
+  // submit pay for a wake-up.
+  bool worker_sleeping_ = false;
   uint64_t submitted_ = 0;
   uint64_t completed_ = 0;
   bool stopping_ = false;
