@@ -48,7 +48,7 @@ struct aclTensorList {
 // captures tensor descriptions by value, so the caller may destroy its
 // aclTensors right after the launch returns.
 struct aclOpExecutor {
-  std::string op_name;
+  const char* op_name = "";  // the entry's name, a string literal
   std::function<void()> body;
 };
 

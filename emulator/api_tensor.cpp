@@ -1,4 +1,5 @@
 // aclCreateTensor and the other aclnn object constructors.
+#include <array>
 #include <cstring>
 #include <memory>
 
@@ -16,6 +17,52 @@ namespace {
 template <class T>
 T* release_handle(std::unique_ptr<T> p) {
   return p.release();
+}
+
+// aclCreateTensor/aclDestroyTensor run for every tensor argument of every
+// launch; reusing destroyed descriptions, whose dim vectors keep their
+// capacity, saves four heap allocations each. Per thread (no locking),
+// bounded; `tensor_cache_gone` lets destructions that run during thread exit,
+// after the cache itself was destroyed, fall back to plain delete.
+thread_local bool tensor_cache_gone = false;
+
+class TensorCache {
+ public:
+  ~TensorCache() {
+    for (std::size_t i = 0; i < count_; ++i) delete items_[i];
+    count_ = 0;
+    tensor_cache_gone = true;
+  }
+  // A cleared description (every field at its default), reused or new.
+  std::unique_ptr<aclTensor> take() {
+    if (count_ == 0) return std::make_unique<aclTensor>();
+    std::unique_ptr<aclTensor> t(items_[--count_]);
+    aclTensor fresh;  // keeps the vectors' buffers, resets everything else
+    fresh.view_dims = std::move(t->view_dims);
+    fresh.strides = std::move(t->strides);
+    fresh.storage_dims = std::move(t->storage_dims);
+    fresh.view_dims.clear();
+    fresh.strides.clear();
+    fresh.storage_dims.clear();
+    *t = std::move(fresh);
+    return t;
+  }
+  void give(const aclTensor* t) {
+    if (count_ == items_.size()) {
+      delete t;
+      return;
+    }
+    items_[count_++] = const_cast<aclTensor*>(t);
+  }
+
+ private:
+  std::array<aclTensor*, 32> items_{};
+  std::size_t count_ = 0;
+};
+
+TensorCache& tensor_cache() {
+  thread_local TensorCache cache;
+  return cache;
 }
 
 npu::model::DType require_dtype(aclDataType dt) {
@@ -50,10 +97,13 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
     if (viewDimsNum > 0 && viewDims == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "viewDims is null");
     if (storageDimsNum > 0 && storageDims == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "storageDims is null");
     if (offset < 0) fail(ACLNN_ERR_PARAM_INVALID, "offset must be non-negative");
-    auto t = std::make_unique<aclTensor>();
+    std::unique_ptr<aclTensor> t = tensor_cache_gone ? std::make_unique<aclTensor>() : tensor_cache().take();
     t->view_dims.assign(viewDims, viewDims + viewDimsNum);
-    t->strides = stride != nullptr ? std::vector<int64_t>(stride, stride + viewDimsNum)
-                                   : npu::kernels::contiguous_strides(t->view_dims);
+    if (stride != nullptr) {
+      t->strides.assign(stride, stride + viewDimsNum);
+    } else {
+      t->strides = npu::kernels::contiguous_strides(t->view_dims);
+    }
     t->offset = offset;
     t->dtype = require_dtype(dataType);
     t->format = format;
@@ -65,7 +115,12 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
-  std::unique_ptr<const aclTensor> owned(tensor);
+  if (tensor == nullptr) return ACLNN_SUCCESS;
+  if (tensor_cache_gone) {
+    delete tensor;
+  } else {
+    tensor_cache().give(tensor);
+  }
   return ACLNN_SUCCESS;
 }
 

@@ -8,18 +8,13 @@
 
 namespace npu::emu {
 
-aclnnStatus prepare_op(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor,
-                       const std::function<std::function<void()>()>& prepare) {
-  return guarded(op_name, [&] {
-    if (workspace_size == nullptr || executor == nullptr) {
-      fail(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize and executor must not be null");
-    }
-    auto ex = std::make_unique<aclOpExecutor>();
-    ex->op_name = op_name;
-    ex->body = prepare();
-    *workspace_size = 0;  // the emulator needs no device workspace
-    *executor = ex.release();
-  });
+void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor,
+                   std::function<void()> body) {
+  auto ex = std::make_unique<aclOpExecutor>();
+  ex->op_name = op_name;
+  ex->body = std::move(body);
+  *workspace_size = 0;  // the emulator needs no device workspace
+  *executor = ex.release();
 }
 
 aclnnStatus launch_op(const char* api, aclOpExecutor* executor, aclrtStream stream) {

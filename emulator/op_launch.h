@@ -6,14 +6,28 @@
 #include <string>
 
 #include "acl/acl_base.h"
+#include "emulator/acl_error.h"
 #include "emulator/acl_objects.h"
 
 namespace npu::emu {
 
+// Hands out an executor that will run `body` (the validated kernel task).
+void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor,
+                   std::function<void()> body);
+
 // Runs `prepare` (which validates and returns the kernel body to run later)
 // and hands out an executor for it. Errors become aclnn status codes.
-aclnnStatus prepare_op(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor,
-                       const std::function<std::function<void()>()>& prepare);
+// A template, not a std::function parameter: every launch goes through here
+// and the entries' capturing lambdas would otherwise be heap-allocated.
+template <class Prepare>
+aclnnStatus prepare_op(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor, Prepare&& prepare) {
+  return guarded(op_name, [&] {
+    if (workspace_size == nullptr || executor == nullptr) {
+      fail(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize and executor must not be null");
+    }
+    make_executor(op_name, workspace_size, executor, prepare());
+  });
+}
 
 // Enqueues the executor's body on `stream` and frees the executor.
 aclnnStatus launch_op(const char* api, aclOpExecutor* executor, aclrtStream stream);

@@ -19,12 +19,14 @@ const OperandArg kNoAlpha(static_cast<const aclScalar*>(nullptr), "alpha", true)
 aclnnStatus binary_entry(const char* api, BinaryOp op, const OperandArg& self, const OperandArg& other,
                          const OperandArg& alpha, aclTensor* out, uint64_t* workspace_size, aclOpExecutor** executor) {
   return npu::emu::prepare_op(api, workspace_size, executor, [&] {
-    const npu::kernels::Operand a = self.resolve(), b = other.resolve(), alpha_arg = alpha.resolve();
+    // Not const: moved into the task (each operand's view owns two vectors).
+    npu::kernels::Operand a = self.resolve(), b = other.resolve();
+    const npu::kernels::Operand alpha_arg = alpha.resolve();
     const npu::kernels::Scalar al = alpha_arg.present() ? alpha_arg.scalar() : npu::kernels::Scalar::from_int(1);
     npu::emu::require_tensor(out, "out");
     const npu::model::DType result = npu::kernels::binary_result_dtype(op, a, b, out->dtype, al);
     npu::emu::check_pointwise_out(out, npu::kernels::broadcast_operands({&a, &b}), result);
-    return std::function<void()>([op, a, b, al, o = out->view()] { npu::kernels::binary(op, o, a, b, al); });
+    return std::function<void()>([op, a = std::move(a), b = std::move(b), al, o = out->view()] { npu::kernels::binary(op, o, a, b, al); });
   });
 }
 

@@ -18,14 +18,14 @@ aclnnStatus ternary_entry(const char* api, TernaryOp op, const OperandArg& first
                           const OperandArg& third, const OperandArg& value, aclTensor* out, uint64_t* workspace_size,
                           aclOpExecutor** executor) {
   return npu::emu::prepare_op(api, workspace_size, executor, [&] {
-    const npu::kernels::Operand a = first.resolve(), b = second.resolve(), c = third.resolve();
+    npu::kernels::Operand a = first.resolve(), b = second.resolve(), c = third.resolve();  // moved into the task
     const npu::kernels::Operand v = value.resolve();
     const npu::kernels::Scalar multiplier = v.present() ? v.scalar() : npu::kernels::Scalar::from_int(1);
     npu::emu::require_tensor(out, "out");
     const npu::model::DType result = npu::kernels::ternary_result_dtype(op, a, b, c, out->dtype);
     npu::emu::check_pointwise_out(out, npu::kernels::broadcast_operands({&a, &b, &c}), result);
     return std::function<void()>(
-        [op, a, b, c, multiplier, o = out->view()] { npu::kernels::ternary(op, o, a, b, c, multiplier); });
+        [op, a = std::move(a), b = std::move(b), c = std::move(c), multiplier, o = out->view()] { npu::kernels::ternary(op, o, a, b, c, multiplier); });
   });
 }
 

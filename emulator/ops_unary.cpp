@@ -18,11 +18,11 @@ namespace {
 aclnnStatus unary_entry(const char* api, UnaryOp op, const aclTensor* self, aclTensor* out, uint64_t* workspace_size,
                         aclOpExecutor** executor, const UnaryParams& params = {}) {
   return npu::emu::prepare_op(api, workspace_size, executor, [&] {
-    const npu::kernels::Operand x = npu::emu::OperandArg(self, "self").resolve();
+    npu::kernels::Operand x = npu::emu::OperandArg(self, "self").resolve();  // moved into the task
     npu::emu::require_tensor(out, "out");
     npu::emu::check_pointwise_out(out, x.sizes(), npu::kernels::unary_result_dtype(op, x.dtype(), out->dtype));
     return std::function<void()>(
-        [op, params, in = x.tensor(), o = out->view()] { npu::kernels::unary(op, o, in, params); });
+        [op, params, in = std::move(x).tensor(), o = out->view()] { npu::kernels::unary(op, o, in, params); });
   });
 }
 

@@ -6,6 +6,7 @@
 
 #include <initializer_list>
 #include <optional>
+#include <utility>
 
 #include "kernels/copy.h"
 #include "kernels/scalar.h"
@@ -18,12 +19,14 @@ class Operand {
  public:
   Operand() = default;  // absent, e.g. clamp without an upper bound
   Operand(const TensorView& tensor) : tensor_(tensor) {}  // NOLINT: implicit on purpose
+  Operand(TensorView&& tensor) : tensor_(std::move(tensor)) {}  // NOLINT
   Operand(const Scalar& scalar) : scalar_(scalar) {}      // NOLINT
 
   bool present() const { return tensor_.has_value() || scalar_.has_value(); }
   bool is_scalar() const { return scalar_.has_value(); }
   const Scalar& scalar() const { return *scalar_; }
-  const TensorView& tensor() const { return *tensor_; }
+  const TensorView& tensor() const& { return *tensor_; }
+  TensorView tensor() && { return std::move(*tensor_); }
 
   DType dtype() const { return scalar_ ? scalar_->dtype() : tensor_->dtype; }
   // A scalar has shape [] and broadcasts to anything.

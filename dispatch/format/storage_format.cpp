@@ -1,5 +1,7 @@
 #include "dispatch/format/storage_format.h"
 
+#include <typeinfo>
+
 #include "dispatch/memory/npu_allocator.h"
 
 namespace npu {
@@ -7,7 +9,10 @@ namespace npu {
 namespace {
 
 NpuStorageImpl* npu_storage(const at::Tensor& t) {
-  return dynamic_cast<NpuStorageImpl*>(t.storage().unsafeGetStorageImpl());
+  // NpuStorageImpl is final: an exact type check is the dynamic_cast, minus
+  // the hierarchy walk (this runs for every tensor argument of every launch).
+  c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
+  return impl != nullptr && typeid(*impl) == typeid(NpuStorageImpl) ? static_cast<NpuStorageImpl*>(impl) : nullptr;
 }
 
 c10::intrusive_ptr<c10::StorageImpl> create_storage(c10::StorageImpl::use_byte_size_t, c10::SymInt size_bytes,
@@ -53,6 +58,16 @@ c10::intrusive_ptr<c10::StorageImpl> make_npu_storage(size_t size_bytes) {
                         allocator->allocate(size_bytes), allocator, /*resizable=*/true);
 }
 
+namespace {
+
+// The 1-D storage shape of a storage without a descriptor: all its elements.
+int64_t flat_storage_numel(const at::Tensor& t) {
+  const auto itemsize = static_cast<int64_t>(t.element_size());
+  return itemsize > 0 ? static_cast<int64_t>(t.storage().nbytes()) / itemsize : 0;
+}
+
+}  // namespace
+
 model::StorageDesc storage_desc(const at::Tensor& t) {
   if (const NpuStorageImpl* s = npu_storage(t); s != nullptr && s->has_desc) return s->desc;
   model::StorageDesc d;
@@ -60,9 +75,18 @@ model::StorageDesc storage_desc(const at::Tensor& t) {
   d.dtype = to_model_dtype(t.scalar_type());
   d.base_sizes = t.sizes().vec();
   d.base_strides = t.strides().vec();
-  const auto itemsize = static_cast<int64_t>(t.element_size());
-  d.storage_sizes = {itemsize > 0 ? static_cast<int64_t>(t.storage().nbytes()) / itemsize : 0};
+  d.storage_sizes = {flat_storage_numel(t)};
   return d;
+}
+
+StorageShapeRef::StorageShapeRef(const at::Tensor& t) {
+  if (const NpuStorageImpl* s = npu_storage(t); s != nullptr && s->has_desc) {
+    desc_ = &s->desc;
+    format_ = s->desc.npu_format;
+    return;
+  }
+  format_ = model::guess_base_format(t.dim());
+  flat_ = flat_storage_numel(t);
 }
 
 bool has_private_format(const at::Tensor& t) {

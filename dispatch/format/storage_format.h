@@ -27,6 +27,23 @@ model::DType to_model_dtype(at::ScalarType type);
 // a 1-D storage shape of all their elements.
 model::StorageDesc storage_desc(const at::Tensor& t);
 
+// What aclCreateTensor needs of `t`'s storage (npu format and storage
+// shape), as storage_desc(t) gives them but without copying the descriptor:
+// this runs for every tensor argument of every launch. Refers to `t`'s
+// storage, so it must not outlive `t`.
+class StorageShapeRef {
+ public:
+  explicit StorageShapeRef(const at::Tensor& t);
+  model::Format npu_format() const { return format_; }
+  const int64_t* dims() const { return desc_ != nullptr ? desc_->storage_sizes.data() : &flat_; }
+  std::size_t ndim() const { return desc_ != nullptr ? desc_->storage_sizes.size() : 1; }
+
+ private:
+  const model::StorageDesc* desc_ = nullptr;  // null: no descriptor, a 1-D storage of `flat_` elements
+  int64_t flat_ = 0;
+  model::Format format_ = model::Format::ND;
+};
+
 // True when `t`'s storage holds a private (non-base) format.
 bool has_private_format(const at::Tensor& t);
 

@@ -1,5 +1,6 @@
 #include "dispatch/memory/alloc_config.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -186,6 +187,9 @@ const AllocatorConfig& allocator_config() {
   static std::once_flag once;
   static AllocatorConfig config;
   static std::string error;
+  // Read on every allocation and free: once parsed and warned about, a load.
+  static std::atomic<bool> ready{false};
+  if (ready.load(std::memory_order_acquire)) return config;
   std::call_once(once, [] {
     try {
       config = config_from_environment();
@@ -201,6 +205,7 @@ const AllocatorConfig& allocator_config() {
                  "segments (base_addr_aligned_kb has no effect either)");
     }
   });
+  ready.store(true, std::memory_order_release);
   return config;
 }
 

@@ -1,6 +1,7 @@
 #include "dispatch/memory/npu_allocator.h"
 
 #include <array>
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 
@@ -28,6 +29,8 @@ c10::Device npu_device(c10::DeviceIndex index) { return c10::Device(c10::DeviceT
 struct AllocatorState {
   std::array<std::once_flag, kMaxDevices> once;
   std::array<std::unique_ptr<DeviceCachingAllocator>, kMaxDevices> devices;
+  // devices[i].get() once created: the lock-free path of every malloc/free.
+  std::array<std::atomic<DeviceCachingAllocator*>, kMaxDevices> created{};
   std::mutex live_mutex;
   std::unordered_map<void*, Block*> live;
 
@@ -78,10 +81,17 @@ Block* allocate_block(std::size_t size, c10::DeviceIndex device, aclrtStream str
 }  // namespace
 
 DeviceCachingAllocator& device_allocator(c10::DeviceIndex device) {
+  AllocatorState& s = state();
+  if (device >= 0 && device < kMaxDevices) {
+    // Created only for a device index that passed the checks below.
+    if (DeviceCachingAllocator* a = s.created[device].load(std::memory_order_acquire)) return *a;
+  }
   check_device_index(device);
   TORCH_CHECK(device < kMaxDevices, "npu allocator supports at most ", kMaxDevices, " devices");
-  AllocatorState& s = state();
-  std::call_once(s.once[device], [&] { s.devices[device] = std::make_unique<DeviceCachingAllocator>(device); });
+  std::call_once(s.once[device], [&] {
+    s.devices[device] = std::make_unique<DeviceCachingAllocator>(device);
+    s.created[device].store(s.devices[device].get(), std::memory_order_release);
+  });
   return *s.devices[device];
 }
 

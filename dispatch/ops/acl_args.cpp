@@ -33,13 +33,12 @@ aclDataType to_acl_dtype(at::ScalarType type) {
 
 AclTensor::AclTensor(const at::Tensor& t) {
   if (!t.defined()) return;
-  const model::StorageDesc d = storage_desc(t);
+  const StorageShapeRef storage(t);
   const auto sizes = t.sizes();
   const auto strides = t.strides();
   handle_ = NPU_ACL(aclCreateTensor)(sizes.data(), sizes.size(), to_acl_dtype(t.scalar_type()), strides.data(),
-                                     t.storage_offset(), static_cast<aclFormat>(d.npu_format),
-                                     d.storage_sizes.data(), d.storage_sizes.size(),
-                                     const_cast<void*>(t.storage().data()));
+                                     t.storage_offset(), static_cast<aclFormat>(storage.npu_format()),
+                                     storage.dims(), storage.ndim(), const_cast<void*>(t.storage().data()));
   TORCH_CHECK(handle_ != nullptr, "aclCreateTensor failed for a tensor of shape ", sizes);
 }
 

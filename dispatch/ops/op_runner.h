@@ -3,7 +3,7 @@
 // the current stream. Everything goes through the driver table.
 #pragma once
 
-#include <deque>
+#include <list>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -86,9 +86,10 @@ class PrivateFormatArgs {
   ~PrivateFormatArgs() noexcept(false);  // lays the copies back
 
  private:
-  // (private original, base copy); a deque keeps handed-out references valid.
-  std::deque<std::pair<at::Tensor, at::Tensor>> copies_;
-  std::deque<std::vector<at::Tensor>> lists_;
+  // (private original, base copy); a list keeps handed-out references valid
+  // and, unlike a deque, allocates nothing while empty (the common case).
+  std::list<std::pair<at::Tensor, at::Tensor>> copies_;
+  std::list<std::vector<at::Tensor>> lists_;
 };
 
 template <class Prepare, class Launch, class... Args>
