@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up if needed, builds, then runs every test: the Catch2 suite of the
-# C++ layers and the pytest suite of the PyTorch backend. Fails if either does.
+# C++ layers, the pytest suite of the PyTorch backend and a fixed shard of the
+# OpInfo conformance sweep (a few minutes). Fails if any of them does.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
@@ -14,5 +15,12 @@ echo "== pytest: the npu backend"
 .venv/bin/python -m pytest -q -p no:cacheprovider tests/python "$@"
 py=$?
 
-echo "== summary: catch2 exit $cpp, pytest exit $py"
-[ $cpp -eq 0 ] && [ $py -eq 0 ]
+# Half of the float32 units (deterministic round-robin shard); fails only on
+# unexpected failures or unexpected passes against conformance/expected_failures.txt.
+SHARD=${NPU_EMU_CONFORMANCE_SHARD:-1/2}
+echo "== conformance: OpInfo sweep, float32, shard $SHARD"
+.venv/bin/python -m npu_emu.conformance --dtypes float32 --shard "$SHARD" -j 2 --output-dir conformance-report
+conf=$?
+
+echo "== summary: catch2 exit $cpp, pytest exit $py, conformance exit $conf"
+[ $cpp -eq 0 ] && [ $py -eq 0 ] && [ $conf -eq 0 ]

@@ -34,13 +34,28 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _conformance(args: argparse.Namespace) -> int:
+    from npu_emu.conformance.cli import main as conformance_main
+
+    return conformance_main(args.rest)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["conformance"]:
+        # Its options are its own (argparse.REMAINDER would reject leading options).
+        return _conformance(argparse.Namespace(rest=argv[1:]))
     parser = argparse.ArgumentParser(prog="npu-emu", description="A hardware-less Ascend NPU for PyTorch")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="show the emulated devices").set_defaults(run=_info)
     bench = sub.add_parser("bench", help="npu-emu vs PyTorch CPU, side by side (bench/run.py)")
     bench.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for bench/run.py (--json FILE, --quick)")
     bench.set_defaults(run=_bench)
+    conformance = sub.add_parser("conformance", add_help=False,
+                                 help="PyTorch's OpInfo database and test files on npu, with reports "
+                                      "(npu-emu conformance --help)")
+    conformance.add_argument("rest", nargs=argparse.REMAINDER)
+    conformance.set_defaults(run=_conformance)
     args = parser.parse_args(argv)
     return args.run(args)
 

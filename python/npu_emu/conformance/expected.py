@@ -1,0 +1,65 @@
+"""The expected-failures file: units (op/dtype) known not to pass on npu,
+each with a reason. One entry per line, `<op>/<dtype>: <reason>`; `#` starts
+a comment line. `--update-expected` rewrites it from a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from npu_emu.conformance.compare import first_line
+from npu_emu.conformance.results import UnitResult
+
+HEADER = """\
+# Expected failures of the OpInfo conformance sweep on npu (npu-emu conformance).
+# One entry per line: <op>/<dtype>: <reason>. A listed unit that fails is an
+# expected failure; a listed unit that passes is an unexpected pass (the run
+# fails until the entry is removed). Regenerate from a run, keeping the reasons
+# already written, with: npu-emu conformance --update-expected [selection]
+# (see docs/conformance.md). New entries get a categorised reason: the phase
+# (forward or grad), then the exception or the comparison's first line.
+"""
+
+
+def load(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    entries: dict[str, str] = {}
+    for number, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, reason = line.partition(": ")
+        if not sep or "/" not in key or " " in key or not reason.strip():
+            raise ValueError(f"{path}:{number}: expected '<op>/<dtype>: <reason>', got {raw!r}")
+        if key in entries:
+            raise ValueError(f"{path}:{number}: {key} is listed twice")
+        entries[key] = reason.strip()
+    return entries
+
+
+def save(path: Path, entries: dict[str, str]) -> None:
+    lines = [f"{key}: {entries[key]}" for key in sorted(entries)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HEADER + "\n" + "\n".join(lines) + ("\n" if lines else ""))
+
+
+def categorise(result: UnitResult) -> str:
+    """A reason for a new entry, stable across runs: what kind of failure, where."""
+    ff = result.first_failure
+    if ff is None:
+        return f"{result.status}"
+    kind = "mismatch" if ff.status == "failed" else "error"
+    return f"{kind} ({ff.phase}): {first_line(ff.message, 160)}"
+
+
+def updated(entries: dict[str, str], results: Iterable[UnitResult]) -> dict[str, str]:
+    """The entries after a run: failing units listed (their old reason kept),
+    passing units removed; skipped and not-run units keep what they had."""
+    new = dict(entries)
+    for result in results:
+        if result.status in ("failed", "errored"):
+            new[result.key] = entries.get(result.key) or categorise(result)
+        elif result.status == "passed":
+            new.pop(result.key, None)
+    return new

@@ -1,0 +1,1 @@
+"""The three report formats (JSON, JUnit XML, Markdown) and the totals they share."""

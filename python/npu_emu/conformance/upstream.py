@@ -1,0 +1,159 @@
+"""`npu-emu conformance upstream`: PyTorch's own test files, from a source
+checkout of the matching tag, run on npu through PyTorch's PrivateUse1
+device-type test base, then converted to this runner's report format.
+
+Each file runs in its own pytest process (so a crash loses one file, and -j
+runs files in parallel) with:
+- PYTORCH_TESTING_DEVICE_ONLY_FOR=privateuse1: instantiate_device_type_tests
+  makes only the PrivateUse1 (npu) variants, no CPU ones;
+- the plugin npu_emu.conformance.pytest_plugin: activates the backend before
+  the test module is imported and applies the skip list;
+- --junitxml, which is then read back into unit results (one per test; the
+  dtype is parsed from the test name's suffix)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from npu_emu.conformance.pytest_plugin import SKIPS_ENV, TEST_DIR_ENV
+from npu_emu.conformance.results import UnitResult
+
+DEFAULT_FILES = ("test_ops.py", "test_torch.py", "test_nn.py", "test_autograd.py", "test_binary_ufuncs.py",
+                 "test_unary_ufuncs.py", "test_reductions.py")
+# Every dtype name PyTorch's device-type tests append to a test's name.
+_DTYPE_NAMES = sorted({str(d).removeprefix("torch.") for d in vars(torch).values() if isinstance(d, torch.dtype)},
+                      key=len, reverse=True)
+
+
+def _parser() -> argparse.ArgumentParser:
+    from npu_emu.conformance.cli import _common
+
+    p = argparse.ArgumentParser(
+        prog="npu-emu conformance upstream",
+        description="Run PyTorch's own test files on npu from a source checkout of the matching tag "
+                    "(nothing is downloaded).")
+    p.add_argument("--pytorch-src", type=Path, required=True,
+                   help="a PyTorch source checkout (its test/ directory holds the files)")
+    p.add_argument("--files", nargs="+", default=list(DEFAULT_FILES),
+                   help=f"test files relative to test/ (default: {' '.join(DEFAULT_FILES)})")
+    p.add_argument("--skips", type=Path, default=None,
+                   help="skip list (default conformance/upstream_skips.txt)")
+    p.add_argument("-k", dest="keyword", help="pytest -k expression, to run a subset")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="files run in parallel (default 1)")
+    p.add_argument("--file-timeout", type=float, default=None,
+                   help="seconds after which one file's pytest process is killed (its tests count as errored)")
+    _common(p)
+    return p
+
+
+def split_dtype(name: str) -> tuple[str, str]:
+    """('test_add_privateuse1', 'float32') from 'test_add_privateuse1_float32'."""
+    for dtype in _DTYPE_NAMES:
+        if name.endswith("_" + dtype):
+            return name[: -len(dtype) - 1], dtype
+    return name, ""
+
+
+def read_junit(path: Path, file: str) -> list[UnitResult]:
+    results = []
+    for case in ET.parse(path).getroot().iter("testcase"):
+        cls = case.get("classname", "").rsplit(".", 1)[-1]
+        base, dtype = split_dtype(case.get("name", ""))
+        result = UnitResult(f"{file}::{cls}::{base}", dtype, tolerance_source="n/a")
+        result.duration_s = float(case.get("time") or 0.0)
+        failure, error, skipped = case.find("failure"), case.find("error"), case.find("skipped")
+        bad = error if error is not None else failure
+        if skipped is not None:
+            result.samples["skipped"] = 1
+            result.skip_reason = skipped.get("message", "") or "skipped"
+        elif bad is not None:
+            status = "errored" if bad is error else "failed"
+            result.samples[status] = 1
+            from npu_emu.conformance.results import FirstFailure
+            result.first_failure = FirstFailure(0, status, "forward", "",
+                                                (bad.get("message") or bad.text or "")[:2000])
+        else:
+            result.samples["passed"] = 1
+        result.finish()
+        result.native = None  # not measured for upstream tests
+        result.apply_expectation(None)
+        results.append(result)
+    return results
+
+
+def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: Path) -> list[UnitResult]:
+    test_dir = src / "test"
+    junit = out / "upstream" / (file.replace("/", "__") + ".xml")
+    junit.parent.mkdir(parents=True, exist_ok=True)
+    log = out / "upstream" / (file.replace("/", "__") + ".log")
+    command = [sys.executable, "-m", "pytest", file, "-p", "npu_emu.conformance.pytest_plugin",
+               "-p", "no:cacheprovider", f"--junitxml={junit}", "-q", "-rN"]
+    if args.keyword:
+        command += ["-k", args.keyword]
+    env = dict(os.environ)
+    env.update({"PYTORCH_TESTING_DEVICE_ONLY_FOR": "privateuse1", "NPU_EMU_FALLBACK": "allow",
+                SKIPS_ENV: str(skips.resolve()), TEST_DIR_ENV: str(test_dir.resolve())})
+    env.pop("NPU", None)  # the plugin activates the emulator itself
+    if junit.exists():
+        junit.unlink()
+    with open(log, "w") as log_file:
+        try:
+            subprocess.run(command, cwd=test_dir, env=env, stdout=log_file, stderr=subprocess.STDOUT,
+                           timeout=args.file_timeout)
+        except subprocess.TimeoutExpired:
+            pass
+    if not junit.exists():  # crashed or timed out before pytest wrote its report
+        result = UnitResult(f"{file}", "", tolerance_source="n/a")
+        result.samples["errored"] = 1
+        from npu_emu.conformance.results import FirstFailure
+        result.first_failure = FirstFailure(0, "errored", "forward", "",
+                                            f"pytest produced no report (crash or timeout); see {log}")
+        result.finish()
+        result.apply_expectation(None)
+        return [result]
+    return read_junit(junit, file)
+
+
+def run_upstream(argv: Sequence[str]) -> int:
+    from npu_emu.conformance.cli import REPORT_JSON, REPORT_JUNIT, REPORT_MD, _finish, _write_reports, data_dir
+
+    args = _parser().parse_args(argv)
+    src = args.pytorch_src
+    problems = [f"--pytorch-src: {src / 'test'} is not a directory"] if not (src / "test").is_dir() else []
+    problems += [f"--files: {src / 'test' / f} not found" for f in args.files if not (src / "test" / f).is_file()]
+    skips = args.skips or data_dir() / "upstream_skips.txt"
+    if not skips.is_file():
+        problems.append(f"--skips: {skips} not found")
+    if args.jobs < 1:
+        problems.append(f"-j/--jobs must be >= 1, got {args.jobs}")
+    if problems:
+        for p in problems:
+            print(f"npu-emu conformance upstream: {p}", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    results: list[UnitResult] = []
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for file, file_results in zip(args.files, pool.map(
+                lambda f: _run_file(src, f, args, skips, args.output_dir), args.files)):
+            results += file_results
+            counts = {s: sum(r.status == s for r in file_results) for s in ("passed", "failed", "errored",
+                                                                             "skipped")}
+            print(f"{file}: " + ", ".join(f"{v} {k}" for k, v in counts.items()), file=sys.stderr, flush=True)
+    wall = time.monotonic() - started
+    selection = {"pytorch_src": str(src), "files": " ".join(args.files), "k": args.keyword or "none",
+                 "skips": str(skips), "jobs": args.jobs}
+    command = "npu-emu conformance upstream " + shlex.join(argv)
+    _write_reports("upstream", results, args.output_dir, wall, command, selection, args.docs)
+    print(f"reports: {args.output_dir}/{{{REPORT_JSON},{REPORT_JUNIT},{REPORT_MD}}}", file=sys.stderr)
+    return _finish(results, wall)
