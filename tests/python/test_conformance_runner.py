@@ -282,3 +282,23 @@ def test_upstream_names_a_bad_checkout(tmp_path):
     proc = run_cli(["upstream", "--pytorch-src", str(tmp_path / "nowhere")], tmp_path)
     assert proc.returncode == 2
     assert "--pytorch-src:" in proc.stderr and "is not a directory" in proc.stderr
+
+
+def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise():
+    import io
+
+    from npu_emu.conformance.progress import Progress
+
+    results = [_unit("add/float32", "passed"), _unit("mul/float32", "failed", "Tensor-likes are not close!")]
+    for r in results:
+        r.apply_expectation(None)
+    bar, plain = io.StringIO(), io.StringIO()
+    for stream, tty in ((bar, True), (plain, False)):
+        progress = Progress(len(results), stream, tty)
+        for r in results:
+            progress.unit_done(r)
+        progress.close()
+    assert bar.getvalue().count("\r") == 2 and "2/2" in bar.getvalue() and "fail 1" in bar.getvalue()
+    lines = plain.getvalue().splitlines()
+    assert lines == ["[1/2] add/float32: passed, pass, -, 0.0s",
+                     "[2/2] mul/float32: failed, fail, -, 0.0s  (Tensor-likes are not close!)"]

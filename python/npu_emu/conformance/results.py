@@ -97,6 +97,9 @@ class UnitResult:
             self.status = "passed"
         else:
             self.status = "skipped"
+            if not self.skip_reason:
+                self.skip_reason = ("CPU raised on every sample" if self.samples["skipped"]
+                                    else "the OpInfo has no samples for this dtype")
         ran = self.native_samples + self.fallback_samples
         self.native = None if ran == 0 else self.fallback_samples == 0
         self.fallback_ops = dict(sorted(self.fallback_ops.items()))

@@ -66,7 +66,7 @@ to re-render an existing report).
 
 def write(path: Path, report: dict[str, Any], results: Sequence[UnitResult]) -> None:
     summary = markdown_report.render(report, results, title=TITLE).splitlines()
-    body = [summary[0], "", EXPLANATION, "## This run", *summary[2:]]
+    body = [summary[0], "", EXPLANATION, "## This run", "", *summary[2:]]
     text = "\n".join(body)
     # The run's sections become subsections of "This run".
     text = text.replace("\n## Totals", "\n### Totals")
