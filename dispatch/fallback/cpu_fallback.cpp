@@ -2,12 +2,14 @@
 // go to the CPU, the CPU kernel runs, results (including in-place and out=
 // arguments) come back. Each use is counted; NPU_EMU_FALLBACK decides whether
 // it is allowed silently, warned about once per op, or an error.
+#include <map>
 #include <mutex>
 #include <set>
 
 #include <ATen/native/CPUFallback.h>
 #include <torch/library.h>
 
+#include "dispatch/fallback/cpu_fallback.h"
 #include "dispatch/fallback/op_counters.h"
 
 namespace npu {
@@ -29,6 +31,8 @@ void warn_once(const std::string& name) {
   }
 }
 
+}  // namespace
+
 void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const std::string name = op_name(op);
   switch (fallback_mode()) {
@@ -45,7 +49,22 @@ void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   at::native::cpu_fallback(op, stack, /*error_on_views=*/true);
 }
 
-}  // namespace
+
+const c10::OperatorHandle& aten_op(const char* schema) {
+  // Handles are stable for the process; the lookup parses the name each time.
+  static std::mutex mutex;
+  static std::map<std::string, c10::OperatorHandle> handles;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = handles.find(schema);
+  if (it == handles.end()) {
+    const std::string full = std::string("aten::") + schema;
+    const auto dot = full.find('.');
+    const std::string name = full.substr(0, dot);
+    const std::string overload = dot == std::string::npos ? "" : full.substr(dot + 1);
+    it = handles.emplace(schema, c10::Dispatcher::singleton().findSchemaOrThrow(name.c_str(), overload.c_str())).first;
+  }
+  return it->second;
+}
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&npu_cpu_fallback>());

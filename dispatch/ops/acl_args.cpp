@@ -82,6 +82,10 @@ AclScalar::AclScalar(const at::Scalar& s) : handle_(create_scalar(s)) {
 
 AclScalar::AclScalar(const at::Scalar& s, at::ScalarType as) : AclScalar(convert_scalar(s, as)) {}
 
+AclScalar::AclScalar(const std::optional<at::Scalar>& s) : handle_(s ? create_scalar(*s) : nullptr) {
+  TORCH_CHECK(!s || handle_ != nullptr, "aclCreateScalar failed");
+}
+
 AclScalar::~AclScalar() {
   if (handle_ != nullptr) driver::driver().aclDestroyScalar(handle_);
 }

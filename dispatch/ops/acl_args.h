@@ -36,6 +36,7 @@ class AclScalar {
  public:
   explicit AclScalar(const at::Scalar& s);
   AclScalar(const at::Scalar& s, at::ScalarType as);  // converted to `as` first
+  explicit AclScalar(const std::optional<at::Scalar>& s);  // null for nullopt (an absent clamp bound)
   ~AclScalar();
   AclScalar(AclScalar&& o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
   AclScalar(const AclScalar&) = delete;
@@ -94,6 +95,10 @@ struct AclArg<std::optional<at::Tensor>> : AclTensor {
 };
 template <>
 struct AclArg<at::Scalar> : AclScalar {
+  using AclScalar::AclScalar;
+};
+template <>
+struct AclArg<std::optional<at::Scalar>> : AclScalar {
   using AclScalar::AclScalar;
 };
 template <>

@@ -1,0 +1,60 @@
+// arange, linspace and eye on npu (aclnnArange, aclnnLinspace, aclnnEye).
+// Their functional forms are PyTorch's composites: empty + these out= forms.
+#include <torch/library.h>
+
+#include "dispatch/ops/factory.h"
+#include "dispatch/ops/op_runner.h"
+
+namespace npu::ops {
+
+namespace {
+
+using Tensor = at::Tensor;
+using Scalar = at::Scalar;
+
+// Resizes `out` to `shape` and runs `launch` on it, through a contiguous
+// temporary when out is a strided view (the entries write dense outputs).
+template <class Launch>
+Tensor& fill_range(Tensor& out, at::IntArrayRef shape, Launch launch) {
+  TORCH_CHECK(out.is_privateuseone(), "out= must be an npu tensor, got one on ", out.device());
+  if (out.sizes() != shape) out.resize_(shape);
+  if (out.numel() == 0) return out;
+  if (out.is_contiguous()) {
+    launch(out);
+  } else {
+    const Tensor dense = empty_npu(shape, out.scalar_type(), out.device());
+    launch(dense);
+    out.copy_(dense);
+  }
+  return out;
+}
+
+Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
+  // PyTorch's own size rule and argument checks, run on the meta device.
+  const Tensor shape_only =
+      at::arange(start, end, step, at::TensorOptions().dtype(out.scalar_type()).device(at::kMeta));
+  return fill_range(out, shape_only.sizes(), [&](const Tensor& o) { NPU_RUN(aclnnArange, start, end, step, o); });
+}
+
+Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, Tensor& out) {
+  TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  return fill_range(out, {steps}, [&](const Tensor& o) { NPU_RUN(aclnnLinspace, start, end, steps, o); });
+}
+
+Tensor& eye_m_out(int64_t n, int64_t m, Tensor& out) {
+  TORCH_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  TORCH_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  return fill_range(out, {n, m}, [&](const Tensor& o) { NPU_RUN(aclnnEye, n, m, o); });
+}
+Tensor& eye_out(int64_t n, Tensor& out) { return eye_m_out(n, n, out); }
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("arange.start_out", TORCH_FN(arange_out));
+  m.impl("linspace.out", TORCH_FN(linspace_out));
+  m.impl("eye.out", TORCH_FN(eye_out));
+  m.impl("eye.m_out", TORCH_FN(eye_m_out));
+}
+
+}  // namespace npu::ops

@@ -1,0 +1,387 @@
+"""Unary, binary and ternary pointwise ops, clamp, range factories and casts run
+natively on npu and match PyTorch's CPU results.
+
+Every test runs with the CPU fallback forbidden (native_only), so a pass
+proves the op is native. Tolerances: integer and bool results are exact;
+floating results use torch.testing.assert_close's defaults for the dtype,
+except the transcendental functions in float32/float64, whose Eigen/libm
+implementations may differ from PyTorch's vectorised CPU kernels by a few
+ulp (rtol 1e-5 in float32). Where CPU raises, the npu must raise the same
+exception type (for errors found while the kernel runs, at the next
+synchronizing call, which `.cpu()` is).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+import npu_emu
+from conftest import ALL_DTYPES, make_tensor
+from native_guard import native_only  # noqa: F401
+
+pytestmark = pytest.mark.usefixtures("native_only")
+
+REAL_DTYPES = [d for d in ALL_DTYPES if not d.is_complex]
+FLOAT_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
+INT_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
+
+
+def tolerance(dtype: torch.dtype, transcendental: bool) -> dict:
+    if transcendental and dtype == torch.float32:
+        return {"rtol": 1e-5, "atol": 1e-5}
+    if transcendental and dtype == torch.float64:
+        return {"rtol": 1e-12, "atol": 1e-12}
+    return {}
+
+
+def close(npu_result: torch.Tensor, cpu_result: torch.Tensor, transcendental: bool = False) -> None:
+    """Same device type, dtype and shape as CPU; values exact or within tolerance."""
+    assert npu_result.device.type == "npu"
+    assert npu_result.dtype == cpu_result.dtype, (npu_result.dtype, cpu_result.dtype)
+    assert npu_result.shape == cpu_result.shape
+    host = npu_result.cpu()
+    if cpu_result.dtype.is_floating_point or cpu_result.dtype.is_complex:
+        torch.testing.assert_close(host, cpu_result, equal_nan=True, **tolerance(cpu_result.dtype, transcendental))
+    else:
+        assert torch.equal(host, cpu_result), (host, cpu_result)
+
+
+def allow_fallback_for_dtype_gaps(dtype: torch.dtype) -> None:
+    """Complex math beyond the kernels' coverage runs through the counted CPU fallback."""
+    if dtype.is_complex:
+        npu_emu._C._set_fallback_mode("allow")
+
+
+def same_as_cpu(fn, *args: torch.Tensor, transcendental: bool = False) -> None:
+    """fn on npu copies of args gives CPU's result, or fails the way CPU fails."""
+    try:
+        expected = fn(*args)
+    except Exception as e:  # noqa: BLE001  (the npu must fail the same way)
+        with pytest.raises(type(e)):
+            fn(*[a.npu() for a in args]).cpu()
+        return
+    close(fn(*[a.npu() for a in args]), expected, transcendental)
+
+
+# ---- unary ---------------------------------------------------------------------
+
+TRANSCENDENTAL = {"exp", "expm1", "log", "log1p", "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid",
+                  "gelu", "gelu_tanh", "silu", "erf", "reciprocal"}
+
+UNARY = {
+    "abs": torch.abs, "neg": torch.neg, "exp": torch.exp, "expm1": torch.expm1, "log": torch.log,
+    "log1p": torch.log1p, "log2": torch.log2, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "sin": torch.sin,
+    "cos": torch.cos, "tan": torch.tan, "tanh": torch.tanh, "sigmoid": torch.sigmoid, "relu": torch.relu,
+    "gelu": torch.nn.functional.gelu, "gelu_tanh": lambda x: torch.nn.functional.gelu(x, approximate="tanh"),
+    "silu": torch.nn.functional.silu, "erf": torch.erf, "floor": torch.floor, "ceil": torch.ceil,
+    "round": torch.round, "round_decimals": lambda x: torch.round(x, decimals=2), "trunc": torch.trunc,
+    "sign": torch.sign, "reciprocal": torch.reciprocal, "bitwise_not": torch.bitwise_not,
+    "logical_not": torch.logical_not, "isnan": torch.isnan, "isinf": torch.isinf, "nan_to_num": torch.nan_to_num,
+}
+
+
+def with_specials(x: torch.Tensor) -> torch.Tensor:
+    """x with NaN, +-inf, +-0 and halfway values planted (floating dtypes)."""
+    if not x.dtype.is_floating_point:
+        return x
+    x = x.clone().flatten()
+    specials = torch.tensor([math.nan, math.inf, -math.inf, 0.0, -0.0, 0.5, 1.5, -2.5], dtype=torch.float64)
+    x[: len(specials)] = specials.to(x.dtype)
+    return x
+
+
+@pytest.mark.parametrize("op", list(UNARY), ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_unary_matches_cpu(op, dtype):
+    allow_fallback_for_dtype_gaps(dtype)
+    same_as_cpu(UNARY[op], with_specials(make_tensor((7, 9), dtype, 1)), transcendental=op in TRANSCENDENTAL)
+
+
+@pytest.mark.parametrize("op", ["exp", "abs", "sigmoid", "floor", "logical_not", "bitwise_not"], ids=str)
+def test_unary_forms(op):
+    """in-place, out= (resized, cast), non-contiguous, 0-dim, 0-size, large."""
+    dtype = torch.int32 if op == "bitwise_not" else torch.float32
+    x = make_tensor((64, 33), dtype, 2)
+    fn, fn_ = getattr(torch, op), getattr(torch.Tensor, op + "_")
+    close(fn(x.npu().t()), fn(x.t()), True)
+    close(fn(x.npu()[0, 0]), fn(x[0, 0]), True)
+    close(fn(x.npu()[:0]), fn(x[:0]), True)
+    big = make_tensor((1 << 20,), dtype, 3)
+    close(fn(big.npu()), fn(big), True)
+    y = x.npu()
+    fn_(y.t()[::2])
+    x_ = x.clone()
+    fn_(x_.t()[::2])
+    close(y, x_, True)
+    # PyTorch computes in the input's dtype, then casts into out's.
+    out = torch.empty(0, dtype=torch.float64, device="npu")
+    fn(x.npu(), out=out)
+    assert out.dtype == torch.float64
+    close(out.to(fn(x).dtype), fn(x), True)
+
+
+def test_unary_layout_follows_input():
+    x = torch.randn(4, 6).npu().t()
+    assert torch.exp(x).stride() == torch.exp(x.cpu()).stride()
+
+
+# ---- binary --------------------------------------------------------------------
+
+BINARY = {
+    "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
+    "div_trunc": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+    "div_floor": lambda a, b: torch.div(a, b, rounding_mode="floor"), "floor_divide": torch.floor_divide,
+    "remainder": torch.remainder, "fmod": torch.fmod, "pow": torch.pow, "atan2": torch.atan2,
+    "maximum": torch.maximum, "minimum": torch.minimum, "bitwise_and": torch.bitwise_and,
+    "bitwise_or": torch.bitwise_or, "bitwise_xor": torch.bitwise_xor, "left_shift": torch.bitwise_left_shift,
+    "right_shift": torch.bitwise_right_shift, "logical_and": torch.logical_and, "logical_or": torch.logical_or,
+    "logical_xor": torch.logical_xor, "eq": torch.eq, "ne": torch.ne, "lt": torch.lt, "le": torch.le,
+    "gt": torch.gt, "ge": torch.ge,
+}
+BINARY_TRANSCENDENTAL = {"pow", "atan2", "div"}
+# Integer division by zero raises on CPU: keep the divisors of these nonzero.
+NONZERO_DIVISOR = {"div_trunc", "div_floor", "floor_divide", "remainder", "fmod"}
+
+
+def operands(op: str, dtype: torch.dtype, shape_a=(6, 5), shape_b=(6, 5)):
+    a, b = make_tensor(shape_a, dtype, 4), make_tensor(shape_b, dtype, 5)
+    if op in NONZERO_DIVISOR and not dtype.is_floating_point and dtype != torch.bool:
+        b = torch.where(b == 0, torch.ones_like(b), b)
+    if op in ("left_shift", "right_shift") and dtype != torch.bool and not dtype.is_complex:
+        b = b.remainder(8) if dtype != torch.uint8 else b % 8  # in-range shifts (CPU's out-of-range is UB-ish)
+    if op == "pow" and not dtype.is_floating_point and not dtype.is_complex:
+        b = b.abs() % 4 if dtype != torch.bool else b
+    return a, b
+
+
+@pytest.mark.parametrize("op", list(BINARY), ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_binary_matches_cpu(op, dtype):
+    allow_fallback_for_dtype_gaps(dtype)
+    a, b = operands(op, dtype)
+    same_as_cpu(BINARY[op], a, b, transcendental=op in BINARY_TRANSCENDENTAL)
+
+
+@pytest.mark.parametrize("op", list(BINARY), ids=str)
+def test_binary_broadcast_and_scalars(op):
+    a, b = operands(op, torch.float32, (4, 1, 5), (3, 1))
+    fn = BINARY[op]
+    same_as_cpu(fn, a, b, transcendental=True)
+    # A CPU 0-dim tensor acts as a scalar on either side.
+    same_as_cpu(lambda x: fn(x, torch.tensor(3.0)), a, transcendental=True)
+    same_as_cpu(lambda x: fn(torch.tensor(2.0), x), b.abs() + 1, transcendental=True)
+
+
+@pytest.mark.parametrize("pair", [(torch.int32, torch.float32), (torch.uint8, torch.int8), (torch.bool, torch.int64),
+                                  (torch.float16, torch.float32), (torch.bfloat16, torch.float16),
+                                  (torch.int64, torch.float64)], ids=str)
+@pytest.mark.parametrize("op", ["sub", "div", "maximum", "eq", "lt", "pow", "remainder", "logical_and"], ids=str)
+def test_binary_type_promotion(op, pair):
+    a, b = make_tensor((3, 4), pair[0], 6), make_tensor((4,), pair[1], 7)
+    if op in ("remainder", "pow"):
+        b = b.abs() % 3 + 1
+    same_as_cpu(BINARY[op], a, b, transcendental=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.float16, torch.float32], ids=str)
+def test_python_scalars(dtype):
+    x = make_tensor((6,), dtype, 8).abs() + 1
+    for fn in (lambda t: t - 2, lambda t: 2 - t, lambda t: t / 3, lambda t: 7 / t, lambda t: t // 2,
+               lambda t: t % 3, lambda t: 5 % t, lambda t: t ** 2, lambda t: 2 ** t, lambda t: t < 2.5,
+               lambda t: 2.5 >= t, lambda t: t == 3, lambda t: t.pow(0.5), lambda t: torch.maximum(t, t * 0 + 2)):
+        same_as_cpu(fn, x, transcendental=True)
+    ints = make_tensor((6,), torch.int64, 9)
+    for fn in (lambda t: t << 2, lambda t: t >> 1, lambda t: t & 3, lambda t: t | 8, lambda t: t ^ 5):
+        same_as_cpu(fn, ints)
+
+
+def test_binary_inplace_out_and_views():
+    a, b = torch.randn(5, 8), torch.randn(8)
+    x = a.npu()
+    x.sub_(b.npu(), alpha=2).div_(3).pow_(2)
+    close(x, ((a - 2 * b) / 3).pow(2))
+    # Out= into a strided view, with a dtype cast and a resize.
+    base = torch.zeros(5, 16).npu()
+    torch.maximum(a.npu(), b.npu(), out=base[:, ::2])
+    close(base[:, ::2], torch.maximum(a, b))
+    out = torch.empty(0, dtype=torch.float64, device="npu")
+    torch.atan2(a.npu(), b.npu(), out=out)
+    close(out, torch.atan2(a, b).double(), True)
+    cmp_out = torch.empty(5, 8, dtype=torch.float32, device="npu")
+    torch.lt(a.npu(), b.npu(), out=cmp_out)
+    close(cmp_out, torch.lt(a, b).float())
+    # Overlapping views of one tensor as inputs.
+    v = torch.arange(10.0)
+    close(v.npu()[1:] - v.npu()[:-1], v[1:] - v[:-1])
+    y = v.npu()
+    y[1:].mul_(y[:-1].clone())
+    v2 = v.clone()
+    v2[1:].mul_(v2[:-1].clone())
+    close(y, v2)
+    # Comparison in place keeps self's dtype.
+    c, c_cpu = a.npu(), a.clone()
+    c.ge_(0.0)
+    c_cpu.ge_(0.0)
+    close(c, c_cpu)
+
+
+def test_binary_errors_are_clear():
+    a = torch.randn(3).npu()
+    with pytest.raises(RuntimeError, match="rounding_mode"):
+        torch.div(a, a, rounding_mode="up")
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+        torch.arange(3, device="npu").div_(2)
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool tensors"):
+        torch.ones(2, dtype=torch.bool).npu() - torch.ones(2, dtype=torch.bool).npu()
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        torch.floor_divide(torch.ones(3, dtype=torch.int64).npu(), torch.zeros(3, dtype=torch.int64).npu()).cpu()
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        torch.maximum(a, torch.randn(3))
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        a.sub_(torch.randn(2, 3).npu())
+    # The process keeps working.
+    close(a - 1, a.cpu() - 1)
+
+
+# ---- ternary and clamp ------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", REAL_DTYPES, ids=str)
+def test_where_matches_cpu(dtype):
+    cond = make_tensor((4, 5), torch.bool, 10)
+    a, b = make_tensor((4, 5), dtype, 11), make_tensor((5,), dtype, 12)
+    same_as_cpu(torch.where, cond, a, b)
+    same_as_cpu(lambda c, x: torch.where(c, x, 0), cond, a)
+    same_as_cpu(lambda c, x: torch.where(c, 2.5, x), cond, a)
+
+
+def test_where_errors_and_out():
+    with pytest.raises(RuntimeError, match="where expected condition to be a boolean tensor"):
+        torch.where(torch.ones(2).npu(), torch.ones(2).npu(), torch.ones(2).npu())
+    a, b = torch.randn(3, 4), torch.randn(3, 4)
+    out = torch.empty(0, device="npu", dtype=torch.float64)
+    torch.where((a > 0).npu(), a.npu(), b.npu(), out=out)
+    close(out, torch.where(a > 0, a, b).double())
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+def test_lerp_addcmul_addcdiv(dtype):
+    a, b, c = (make_tensor((4, 6), dtype, s) for s in (13, 14, 15))
+    c = c.abs() + 1
+    same_as_cpu(lambda x, y: torch.lerp(x, y, 0.3), a, b)
+    same_as_cpu(lambda x, y, w: torch.lerp(x, y, w), a, b, (c / 10).to(dtype))
+    same_as_cpu(lambda x, y, z: torch.addcmul(x, y, z, value=-1.5), a, b, c)
+    same_as_cpu(lambda x, y, z: torch.addcdiv(x, y, z, value=0.5), a, b, c)
+    x = a.npu()
+    x.addcmul_(b.npu(), c.npu()[0], value=2).lerp_(b.npu(), 0.5)
+    close(x, a.addcmul(b, c[0], value=2).lerp(b, 0.5))
+
+
+def test_ternary_integer_rules():
+    ints = make_tensor((3, 4), torch.int32, 16)
+    same_as_cpu(lambda x: torch.addcmul(x, x, x, value=2), ints)
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
+        torch.addcdiv(ints.npu(), ints.npu(), ints.npu())
+    with pytest.raises(RuntimeError, match="expected dtype"):
+        torch.lerp(torch.randn(2).npu(), torch.randn(2).double().npu(), 0.5)
+
+
+@pytest.mark.parametrize("dtype", [d for d in REAL_DTYPES if d != torch.bool], ids=str)
+def test_clamp_matches_cpu(dtype):
+    x = make_tensor((5, 6), dtype, 17)
+    lo, hi = make_tensor((6,), dtype, 18), make_tensor((5, 1), dtype, 19)
+    same_as_cpu(lambda t: torch.clamp(t, -3, 4), x)
+    same_as_cpu(lambda t: torch.clamp(t, min=0.5), x)
+    same_as_cpu(lambda t: t.clamp(max=2), x)
+    same_as_cpu(lambda t, a, b: torch.clamp(t, a, b), x, lo, hi)
+    same_as_cpu(lambda t, a: torch.clamp_min(t, a), x, lo)
+    same_as_cpu(lambda t, b: torch.clamp_max(t, b), x, hi)
+
+
+def test_clamp_forms_and_errors():
+    x = torch.randn(4, 5)
+    y = x.npu()
+    y.clamp_(-0.5, 0.5)
+    close(y, x.clamp(-0.5, 0.5))
+    nan = torch.tensor([math.nan, 1.0, -2.0])
+    close(nan.npu().clamp(0, 0.5), nan.clamp(0, 0.5))
+    out = torch.empty(0, device="npu")
+    torch.clamp(x.npu(), min=torch.zeros(5).npu(), out=out)
+    close(out, x.clamp(min=torch.zeros(5)))
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
+        torch.clamp(x.npu())
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        torch.arange(4, device="npu").clamp_(min=0.5)
+
+
+# ---- factories and casts -------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.float16, torch.bfloat16, torch.float32,
+                                   torch.float64, torch.uint8], ids=str)
+def test_range_factories_match_cpu(dtype):
+    for args in [(10,), (2, 11, 3), (10, -3, -2)] + ([(0, 1, 0.1), (-1.5, 2.25, 0.25)] if dtype.is_floating_point else []):
+        if dtype == torch.uint8 and min(args) < 0:
+            continue
+        close(torch.arange(*args, dtype=dtype, device="npu"), torch.arange(*args, dtype=dtype))
+    close(torch.linspace(-2, 5, 13, dtype=dtype, device="npu"), torch.linspace(-2, 5, 13, dtype=dtype))
+    close(torch.eye(4, 6, dtype=dtype, device="npu"), torch.eye(4, 6, dtype=dtype))
+    close(torch.full((3, 2), 7, dtype=dtype, device="npu"), torch.full((3, 2), 7, dtype=dtype))
+
+
+def test_range_factories_edge_cases():
+    close(torch.arange(0, device="npu"), torch.arange(0))
+    close(torch.linspace(0, 1, 1, device="npu"), torch.linspace(0, 1, 1))
+    close(torch.eye(0, device="npu"), torch.eye(0))
+    strided_out = torch.zeros(10, device="npu")[::2]  # computed densely, then copied into the view
+    torch.arange(5.0, out=strided_out)
+    close(strided_out, torch.arange(5.0))
+    with pytest.raises(RuntimeError, match="step must be nonzero|step"):
+        torch.arange(0, 5, 0, device="npu")
+    with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent with step sign"):
+        torch.arange(0, 5, -1, device="npu")
+    with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
+        torch.linspace(0, 1, -1, device="npu")
+    with pytest.raises(RuntimeError, match="n must be greater or equal to 0"):
+        torch.eye(-1, device="npu")
+
+
+CAST_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+               torch.bfloat16, torch.float32, torch.float64]
+
+
+@pytest.mark.parametrize("src", CAST_DTYPES, ids=str)
+def test_casts_match_cpu(src):
+    x = with_specials(make_tensor((8, 8), src, 20))
+    for dst in CAST_DTYPES:
+        if src.is_floating_point and not dst.is_floating_point and dst != torch.bool:
+            x = torch.nan_to_num(x, 0, 0, 0).clamp(-100, 100)  # float->int out of range is UB in C++ and on CPU
+        close(x.npu().to(dst), x.to(dst))
+        close(x.npu().t().to(dst), x.t().to(dst))
+
+
+def test_gelu_bad_approximate_is_clear():
+    with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+        torch.nn.functional.gelu(torch.randn(3).npu(), approximate="fast")
+
+
+def test_dtype_gaps_go_through_the_counted_fallback():
+    npu_emu._C._set_fallback_mode("allow")
+    npu_emu.debug.reset_reports()
+    z = torch.randn(5, dtype=torch.complex64)
+    close(torch.sin(z.npu()), torch.sin(z), True)
+    out = torch.empty(0, dtype=torch.complex64, device="npu")
+    torch.sin(z.npu(), out=out)
+    close(out, torch.sin(z), True)
+    assert npu_emu.fallback_report() == {"aten::sin": 1, "aten::sin.out": 1}
+    npu_emu._C._set_fallback_mode("error")
+    with pytest.raises(NotImplementedError, match="unsupported dtype complex64"):
+        torch.sin(z.npu())
+    # Dtypes the kernels cover never reach it.
+    assert torch.sin(z.real.npu()).device.type == "npu"
+
+
+def test_negating_bool_is_refused_like_cpu():
+    with pytest.raises(RuntimeError, match="Negation, the `-` operator, on a bool tensor"):
+        -torch.ones(2, dtype=torch.bool).npu()
