@@ -51,7 +51,13 @@ at::Tensor reshape_alias(const at::Tensor& self, at::IntArrayRef size, at::IntAr
 }
 
 // clone keeps a private format; base-format tensors clone as on any device.
+// A conjugate or negative view is cloned as its plain data, then conjugated
+// or negated for real: PyTorch's conjugate/negative fallback resolves such
+// views by cloning them, and a clone that copied them through _copy_from
+// would be resolved again, recursing without end.
 at::Tensor clone(const at::Tensor& self, std::optional<at::MemoryFormat> memory_format) {
+  if (self.is_conj()) return at::conj_physical(at::clone(self.conj(), memory_format));
+  if (self.is_neg()) return at::neg(at::clone(self._neg_view(), memory_format));
   if (!has_private_format(self)) return at::native::clone(self, memory_format);
   at::Tensor out = empty_with_format(self.sizes(), self.scalar_type(), self.device(), storage_desc(self).npu_format);
   copy_with_formats(out, self);

@@ -80,3 +80,21 @@ def test_non_blocking_copies_from_pinned_memory():
     back.copy_(dev, non_blocking=True)
     torch.npu.synchronize()
     assert torch.equal(back, host)
+
+
+def test_conjugate_and_negative_views_clone_and_copy():
+    """Lazy conj/neg views are materialised once (PyTorch's fallback for them
+    clones, which must not recurse), also inside autograd (polar's backward)."""
+    z = torch.randn(4, 3, dtype=torch.complex64)
+    zn = z.npu()
+    assert torch.equal(zn.conj().clone().cpu(), z.conj().resolve_conj())
+    assert torch.equal(zn.conj().imag.clone().cpu(), z.conj().imag.clone())
+    assert torch.equal((zn.conj() * 2).cpu(), z.conj() * 2)
+    assert torch.equal(zn.conj().cpu(), z.conj().resolve_conj())
+    a, b = torch.randn(5, requires_grad=True), torch.randn(5, requires_grad=True)
+    an, bn = a.detach().npu().requires_grad_(), b.detach().npu().requires_grad_()
+    g = torch.randn(5, dtype=torch.complex64)
+    expected = torch.autograd.grad(torch.polar(a, b), (a, b), g)
+    got = torch.autograd.grad(torch.polar(an, bn), (an, bn), g.npu())
+    for x, y in zip(got, expected):
+        torch.testing.assert_close(x.cpu(), y)
