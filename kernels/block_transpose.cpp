@@ -4,7 +4,12 @@
 //   interleaving row i with row i + L/2 (punpckl/punpckh on x86, zip on Arm);
 // - R < L rows whose storage runs are dense (C0 = 4, say) take log2(R) such
 //   rounds, after which the R vectors are exactly the storage bytes; the
-//   reverse direction undoes the rounds with even/odd lane splits.
+//   reverse direction undoes the rounds with even/odd lane splits;
+// - rows shorter than a tile (a FRACTAL_Z block of a 3x3 conv weight is 16
+//   rows of 9) take the row length as a template argument, so that only the
+//   interleaves and stores that real elements need are compiled in
+//   (transpose_short_tile), and come in runs of blocks (pack_full_blocks) so
+//   that per-block setup does not outweigh a block's few hundred bytes.
 // A tile cut by a block edge is still read straight from the source: its
 // missing rows read a shared zero row and short rows read past their end
 // (lanes that are never stored). Staging such rows through a local buffer
@@ -80,13 +85,44 @@ inline void deinterleave_rows(const char* in, Vec<U> (&v)[R]) {
   }
 }
 
+// v shifted down by K bytes, zeros shifted in: one psrldq on x86 (a rotate
+// instead has no single SSE2 instruction and is compiled to byte moves).
+template <int64_t K, std::size_t... I>
+inline Vec<uint8_t> shift_down(Vec<uint8_t> v, std::index_sequence<I...>) {
+  return __builtin_shufflevector(v, Vec<uint8_t>{}, (I + K)...);
+}
+
+// Stores the first n < 16 bytes of a vector as 8-, 4-, 2- and 1-byte pieces
+// taken from the register. Spilling the vector and copying from the stack
+// instead reads back at an offset into a wider store, which stalls store
+// forwarding on every row of a short block.
+inline void store_prefix(char* dst, Vec<uint8_t> v, int64_t n) {
+  constexpr auto lanes = std::make_index_sequence<16>{};
+  if (n & 8) {
+    std::memcpy(dst, &v, 8);
+    dst += 8;
+    v = shift_down<8>(v, lanes);
+  }
+  if (n & 4) {
+    std::memcpy(dst, &v, 4);
+    dst += 4;
+    v = shift_down<4>(v, lanes);
+  }
+  if (n & 2) {
+    std::memcpy(dst, &v, 2);
+    dst += 2;
+    v = shift_down<2>(v, lanes);
+  }
+  if (n & 1) *dst = static_cast<char>(v[0]);
+}
+
 // Stores n bytes of a vector (all 16 in the common case).
 template <class V>
 inline void store(char* dst, const V& v, int64_t n) {
   if (n == static_cast<int64_t>(sizeof(V))) {
     std::memcpy(dst, &v, sizeof(V));
   } else if (n > 0) {
-    copy_short(dst, reinterpret_cast<const char*>(&v), n);
+    store_prefix(dst, (Vec<uint8_t>)v, n);  // a bit cast between vector types
   }
 }
 
@@ -130,6 +166,70 @@ struct StridedRows {
   int64_t stride;
   const char* operator()(int64_t i) const { return first + i * stride; }
 };
+
+// A tile cut short along the rows (kLs < kTileEdge elements left in each;
+// for a 3x3 conv kernel, as in FRACTAL_Z, that is the whole row) with every
+// row real and readable a vector wide: the squares are read in place and only
+// the kLs runs that exist are stored. Blocks this short are the whole job
+// for conv weights, so the general cut-tile path (row tables, a bound test
+// per store) would dominate. kLs is a template argument (the caller picks it
+// once per run of blocks) so that the interleaves feeding only unstored runs
+// are dropped at compile time: the last square of a 2-byte 3x3 block stores
+// one run of its eight, which then costs 7 interleaves instead of 24.
+template <class U, int64_t kLs>
+inline void transpose_short_tile(const char* in, int64_t in_stride, char* out, int64_t out_stride) {
+  constexpr int64_t L = Simd<U>::kLanes;
+  constexpr auto size = static_cast<int64_t>(sizeof(U));
+  for (int64_t j = 0; j < kLs; j += L) {
+    const int64_t runs = std::min(L, kLs - j);
+    for (int64_t i = 0; i < kTileEdge; i += L) {
+      Vec<U> v[L];
+      interleave_rows<U, L>(StridedRows{in + i * in_stride, in_stride}, j, v);
+      for (int64_t k = 0; k < runs; ++k) std::memcpy(out + (j + k) * out_stride + i * size, &v[k], sizeof(v[k]));
+    }
+  }
+}
+
+// Calls f(std::integral_constant<int64_t, n>{}) for 1 <= n <= sizeof...(I).
+template <class F, std::size_t... I>
+inline void with_constant(int64_t n, F&& f, std::index_sequence<I...>) {
+  (void)((n == static_cast<int64_t>(I) + 1 ? (f(std::integral_constant<int64_t, I + 1>{}), true) : false) || ...);
+}
+
+// The inverse of transpose_short_tile: runs kJ .. kLs-1 (kLs < kTileEdge) of
+// kTileEdge elements each (all real) become the elements kJ .. kLs-1 of
+// kTileEdge rows. Runs go in power-of-two groups, widest first (9 = 8 + 1):
+// interleaving R runs (interleave_rows) leaves each row's R elements
+// adjacent in one vector, so every store is one fixed-size move of exactly
+// R elements and no square is padded with runs that are not there. Runs are
+// whole in storage, so every read is in bounds.
+template <class U, int64_t kJ, int64_t kLs>
+inline void untranspose_short_tile(const char* in, int64_t in_stride, char* out, int64_t out_stride) {
+  if constexpr (kJ < kLs) {
+    constexpr int64_t L = Simd<U>::kLanes;
+    constexpr auto size = static_cast<int64_t>(sizeof(U));
+    constexpr int64_t R = std::min<int64_t>(L, int64_t{1} << (63 - __builtin_clzll(kLs - kJ)));
+    constexpr int64_t kRowsPerVec = L / R;
+    for (int64_t i = 0; i < kTileEdge; i += L) {
+      Vec<U> v[R];
+      interleave_rows<U, R>([&](int64_t k) { return in + (kJ + k) * in_stride; }, i, v);
+      // v[m] holds rows i + m * kRowsPerVec + q, q < kRowsPerVec, R elements each.
+      for (int64_t m = 0; m < R; ++m) {
+        for (int64_t q = 0; q < kRowsPerVec; ++q) {
+          std::memcpy(out + (i + m * kRowsPerVec + q) * out_stride + kJ * size,
+                      reinterpret_cast<const char*>(&v[m]) + q * R * size, R * size);
+        }
+      }
+    }
+    untranspose_short_tile<U, kJ + R, kLs>(in, in_stride, out, out_stride);
+  }
+}
+
+// Calls f(std::integral_constant<int64_t, ls>{}) for 0 < ls < kTileEdge.
+template <class F>
+inline void with_short_length(int64_t ls, F&& f) {
+  with_constant(ls, f, std::make_index_sequence<kTileEdge - 1>{});
+}
 
 // The rows of a cut tile: `count` source rows, the rest the zero row. Rows
 // are read a whole tile wide, so a row too close to `end` (only at the very
@@ -230,6 +330,11 @@ void pack_block(const char* rows, int64_t row_stride, int64_t valid, int64_t wid
       char* o = out + s0 * out_stride + r0 * size;
       if (ls == kTileEdge && vr == kTileEdge) {
         transpose_whole_tile<U>(in, row_stride, o, out_stride);
+      } else if (lr == kTileEdge && vr == kTileEdge &&
+                 in_end - (in + (kTileEdge - 1) * row_stride + (ls - 1) / L * L * size) >= 16) {
+        with_short_length(ls, [&](auto n) {
+          transpose_short_tile<U, decltype(n)::value>(in, row_stride, o, out_stride);
+        });
       } else {
         // Rows past `valid` read the zero row: they are the padding.
         transpose_cut_tile<U>(in, row_stride, vr, ls * size, in_end, round_to_lanes<U>(lr), o, out_stride, ls,
@@ -269,6 +374,10 @@ void unpack_block(const char* in, int64_t in_stride, int64_t valid, int64_t len,
       char* o = rows + r0 * row_stride + s0 * size;
       if (ls == kTileEdge && vr == kTileEdge) {
         transpose_whole_tile<U>(i, in_stride, o, row_stride);
+      } else if (vr == kTileEdge) {
+        with_short_length(ls, [&](auto n) {
+          untranspose_short_tile<U, 0, decltype(n)::value>(i, in_stride, o, row_stride);
+        });
       } else {
         transpose_cut_tile<U>(i, in_stride, ls, vr * size, in_end, round_to_lanes<U>(ls), o, row_stride, vr,
                               ls * size);
@@ -277,9 +386,74 @@ void unpack_block(const char* in, int64_t in_stride, int64_t valid, int64_t len,
   }
 }
 
+template <class U>
+void pack_full_blocks(const char* rows, int64_t row_stride, int64_t len, int64_t count, int64_t in_step, char* out,
+                      int64_t out_stride, int64_t out_step, const char* in_end) {
+  constexpr int64_t L = Simd<U>::kLanes;
+  constexpr auto size = static_cast<int64_t>(sizeof(U));
+  const int64_t whole = len / kTileEdge * kTileEdge;  // elements of each row in whole tiles
+  const int64_t tail = len - whole;
+  // The furthest a block reads past its first row: the last row, a vector
+  // wide from the start of its last square.
+  const int64_t reach = (kTileEdge - 1) * row_stride + (tail > 0 ? whole + (tail - 1) / L * L : len - L) * size + 16;
+  // The tail length picks the kernel once for the whole run of blocks.
+  const auto blocks = [&](auto kTail) {
+    for (int64_t b = 0; b < count; ++b) {
+      const char* in = rows + b * in_step;
+      char* o = out + b * out_step;
+      if (in_end - in < reach) {  // only the last blocks of the buffer
+        pack_block<U>(in, row_stride, kTileEdge, kTileEdge, len, o, out_stride, in_end);
+        continue;
+      }
+      for (int64_t s0 = 0; s0 < whole; s0 += kTileEdge) {
+        transpose_whole_tile<U>(in + s0 * size, row_stride, o + s0 * out_stride, out_stride);
+      }
+      if constexpr (decltype(kTail)::value > 0) {
+        transpose_short_tile<U, decltype(kTail)::value>(in + whole * size, row_stride, o + whole * out_stride,
+                                                         out_stride);
+      }
+    }
+  };
+  if (tail == 0) {
+    blocks(std::integral_constant<int64_t, 0>{});
+  } else {
+    with_short_length(tail, blocks);
+  }
+}
+
+template <class U>
+void unpack_full_blocks(const char* in, int64_t in_stride, int64_t len, int64_t count, int64_t in_step, char* rows,
+                        int64_t row_stride, int64_t out_step) {
+  constexpr auto size = static_cast<int64_t>(sizeof(U));
+  const int64_t whole = len / kTileEdge * kTileEdge;
+  const int64_t tail = len - whole;
+  const auto whole_tiles = [&](const char* i, char* o) {
+    for (int64_t s0 = 0; s0 < whole; s0 += kTileEdge) {
+      transpose_whole_tile<U>(i + s0 * in_stride, in_stride, o + s0 * size, row_stride);
+    }
+  };
+  if (tail == 0) {
+    for (int64_t b = 0; b < count; ++b) whole_tiles(in + b * in_step, rows + b * out_step);
+    return;
+  }
+  // The tail length picks the kernel once for the whole run of blocks.
+  with_short_length(tail, [&](auto n) {
+    for (int64_t b = 0; b < count; ++b) {
+      const char* i = in + b * in_step;
+      char* o = rows + b * out_step;
+      whole_tiles(i, o);
+      untranspose_short_tile<U, 0, decltype(n)::value>(i + whole * in_stride, in_stride, o + whole * size,
+                                                       row_stride);
+    }
+  });
+}
+
 #define NPU_EMU_INSTANTIATE_BLOCK_TRANSPOSE(U)                                                                  \
   template void pack_block<U>(const char*, int64_t, int64_t, int64_t, int64_t, char*, int64_t, const char*); \
-  template void unpack_block<U>(const char*, int64_t, int64_t, int64_t, char*, int64_t, const char*);
+  template void unpack_block<U>(const char*, int64_t, int64_t, int64_t, char*, int64_t, const char*);        \
+  template void pack_full_blocks<U>(const char*, int64_t, int64_t, int64_t, int64_t, char*, int64_t, int64_t, \
+                                    const char*);                                                          \
+  template void unpack_full_blocks<U>(const char*, int64_t, int64_t, int64_t, int64_t, char*, int64_t, int64_t);
 NPU_EMU_INSTANTIATE_BLOCK_TRANSPOSE(uint8_t)
 NPU_EMU_INSTANTIATE_BLOCK_TRANSPOSE(uint16_t)
 NPU_EMU_INSTANTIATE_BLOCK_TRANSPOSE(uint32_t)

@@ -30,6 +30,23 @@ template <class U>
 void unpack_block(const char* in, int64_t in_stride, int64_t valid, int64_t len, char* rows, int64_t row_stride,
                   const char* in_end);
 
+// pack_block for `count` blocks of kTileEdge rows, all real (valid = width =
+// kTileEdge): block b reads from rows + b * in_step and writes to
+// out + b * out_step. One call per run of blocks keeps the setup (and the
+// edge cases pack_block handles) off the per-block path, which matters when
+// blocks are small: a FRACTAL_Z block of a 3x3 conv weight is 16 x 9
+// elements.
+template <class U>
+void pack_full_blocks(const char* rows, int64_t row_stride, int64_t len, int64_t count, int64_t in_step, char* out,
+                      int64_t out_stride, int64_t out_step, const char* in_end);
+
+// The inverse: unpack_block with valid = kTileEdge for `count` blocks at
+// in + b * in_step, written to rows + b * out_step. Reads stay inside the
+// runs, so no end is needed.
+template <class U>
+void unpack_full_blocks(const char* in, int64_t in_stride, int64_t len, int64_t count, int64_t in_step, char* rows,
+                        int64_t row_stride, int64_t out_step);
+
 // memcpy for the short runs of the blocked formats: a library call per run
 // would cost more than the run, so up to 16 bytes are two overlapping fixed
 // moves and longer runs 16-byte moves with an overlapping last one.

@@ -33,10 +33,11 @@ struct ChannelBlockedLayout {
   // Storage offset of logical (n, c, d, s), with c = c1i * C0 + c0i:
   // n*n_stride + c1i*c1_stride + d*d_stride + s*s_stride + c0i.
   int64_t n_stride = 0, c1_stride = 0, d_stride = 0, s_stride = 0;
-  // Blocks are visited in tiles of n_tile consecutive n, n fastest inside a
-  // tile. FRACTAL_Z keeps consecutive n adjacent in storage, so a tile of
-  // many n writes long runs while its source stays in cache; NC1HWC0 and kin
-  // store n outermost and use 1.
+  // Blocks are visited in tiles of n_tile consecutive n. FRACTAL_Z keeps
+  // consecutive n adjacent in storage, so a tile of many n fills each storage
+  // run n_tile * C0 elements long, whole lines, while the base side is read
+  // one n at a time in order (see transform_channel_blocked); NC1HWC0 and
+  // kin store n outermost and use 1.
   int64_t n_tile = 1;
 };
 

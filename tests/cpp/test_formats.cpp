@@ -248,10 +248,16 @@ const std::vector<Dims> kShapes4d = {
     {},          {5},          {3, 7},        {2, 17, 5},    {1, 1, 1, 1},  {1, 3, 8, 8},
     {31, 17, 4, 4}, {1, 17, 4, 4}, {2, 16, 3, 3}, {17, 32, 1, 7}, {3, 33, 2, 5}, {16, 1, 1, 16},
     {2, 0, 3, 3}, {4, 37, 9, 13}, {3, 40, 33, 31},  // the last is large enough to run on workers
+    // FRACTAL_Z moves tiles of 64 n over runs of whole C0 blocks: N past one
+    // tile and not a multiple of 16, C with and without a partial last block,
+    // spatial sizes below, at and past the 16-element tile (5x5 = one tile
+    // and a tail), and few n with many channel blocks (split across tasks).
+    {70, 48, 3, 3}, {130, 20, 5, 5}, {65, 16, 4, 4}, {5, 300, 3, 3}, {1, 64, 1, 1},
 };
 const std::vector<Dims> kShapes5d = {
     {1, 1, 1, 1, 1}, {2, 17, 3, 4, 5},  {16, 32, 2, 3, 3},  {17, 1, 2, 1, 3},
     {1, 33, 1, 16, 2}, {0, 2, 2, 2, 2}, {3, 19, 5, 11, 13}, {33, 18, 3, 5, 7},
+    {70, 40, 3, 3, 3}, {20, 33, 2, 4, 5},  // as the last 4-D shapes, for FRACTAL_Z_3D
 };
 const std::vector<Dims> kShapesNz = {
     {1, 1},     {100, 30},  {8, 100, 30}, {2, 3, 33, 17}, {16, 32},       {32, 64},      {1, 17},
