@@ -68,8 +68,14 @@ auto binary_fn(const Scalar& alpha) {
     if constexpr (is_bool) {
       return [al = alpha.to<bool>()](T x, T y) { return x || (al && y); };  // sub rejects bool earlier
     } else {
-      const M al = op == BinaryOp::Sub ? pwmath::wrap_neg(alpha.to<M>()) : alpha.to<M>();
+      const M al_m = op == BinaryOp::Sub ? pwmath::wrap_neg(alpha.to<M>()) : alpha.to<M>();
+      // PyTorch's CPU kernels hold alpha in the tensor's own dtype (float16
+      // rounds 0.3 to 0.30005); integers and opmath-sized types are unchanged.
+      const M al = kind == kFloat ? static_cast<M>(static_cast<T>(al_m)) : al_m;
       if constexpr (is_int) return [al](T x, T y) { return pwmath::wrap_add(x, pwmath::wrap_mul(al, y)); };
+      // PyTorch's vectorized CPU kernels fuse x + alpha * y into one fma;
+      // rounding the product first differs in the last bit of half results.
+      else if constexpr (kind == kFloat) return fp([al](M x, M y) { return al == M(1) ? x + y : std::fma(al, y, x); });
       else return fp([al](M x, M y) { return x + al * y; });
     }
   } else if constexpr (op == BinaryOp::Mul) {
@@ -80,10 +86,12 @@ auto binary_fn(const Scalar& alpha) {
     return fp([](M x, M y) { return x / y; });
   } else if constexpr (op == BinaryOp::DivTrunc) {
     if constexpr (is_int) return [](T x, T y) { return pwmath::int_div_trunc(x, y); };
-    else return fp([](M x, M y) { return std::trunc(x / y); });
+    // The quotient is rounded to T before truncation, as PyTorch's CPU
+    // kernels do (-23.92 / 0.4514 is -52.993, which float16 rounds to -53).
+    else return fp([](M x, M y) { return std::trunc(static_cast<M>(static_cast<T>(x / y))); });
   } else if constexpr (op == BinaryOp::DivFloor) {
     if constexpr (is_int) return [](T x, T y) { return pwmath::int_div_floor(x, y); };
-    else return fp([](M x, M y) { return pwmath::float_div_floor(x, y); });
+    else return fp([](M x, M y) { return pwmath::float_div_floor<M, T>(x, y); });
   } else if constexpr (op == BinaryOp::Remainder) {
     if constexpr (is_int) return [](T x, T y) { return pwmath::int_remainder(x, y); };
     else return fp([](M x, M y) { return pwmath::float_remainder(x, y); });

@@ -116,15 +116,18 @@ M float_remainder(M a, M b) {
 
 // Python's float a // b: floor of the exact quotient, computed from fmod so
 // that 5 // 0.1 is 49 (0.1 is slightly more than a tenth), as PyTorch does.
-template <class M>
+// Each intermediate is rounded to the storage type T, as PyTorch's CPU
+// kernels do for float16/bfloat16 (every vector op there returns T).
+template <class M, class T = M>
 M float_div_floor(M a, M b) {
+  const auto r = [](M v) { return static_cast<M>(static_cast<T>(v)); };
   if (b == 0) return a / b;
-  const M mod = std::fmod(a, b);
-  M div = (a - mod) / b;
-  if (mod != 0 && ((b < 0) != (mod < 0))) div -= M(1);
-  if (div == 0) return std::copysign(M(0), a / b);
+  const M mod = r(std::fmod(a, b));
+  M div = r(r(a - mod) / b);
+  if (mod != 0 && ((b < 0) != (mod < 0))) div = r(div - M(1));
+  if (div == 0) return std::copysign(M(0), r(a / b));
   M floor_div = std::floor(div);
-  if (div - floor_div > M(0.5)) floor_div += M(1);
+  if (r(div - floor_div) > M(0.5)) floor_div = r(floor_div + M(1));
   return floor_div;
 }
 

@@ -1,6 +1,7 @@
 // Binary arithmetic, bitwise and logical ops on npu: each a BinaryLaunch
 // (its aclnn entries and result kind) behind the shared binary shape, with
-// PyTorch's functional, in-place and out= schemas.
+// PyTorch's functional, in-place and out= schemas. Operand dtypes the
+// kernels do not cover run through the counted CPU fallback.
 #include "dispatch/ops/binary_op.h"
 #include "dispatch/ops/op_runner.h"
 
@@ -25,22 +26,22 @@ BinaryLaunch sub_launch(const Scalar& alpha) {
           false, ResultKind::kPromoted, {}};
 }
 
-const BinaryLaunch& mul_launch() {
-  static const BinaryLaunch launch = NPU_BINARY_LAUNCH(aclnnMul, aclnnMuls, true, ResultKind::kPromoted);
-  return launch;
-}
-
 Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   at::native::alpha_check(at::result_type(self, other), alpha);
-  return binary_out("add", self, other, out, add_launch(alpha));
+  return native_or_fallback_into(
+      out, "add.out", [&]() -> Tensor& { return binary_out("add", self, other, out, add_launch(alpha)); }, self,
+      other, alpha, out);
 }
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   at::native::alpha_check(at::result_type(self, other), alpha);
-  return binary("add", self, other, add_launch(alpha));
+  return native_or_fallback(
+      "add.Tensor", [&] { return binary("add", self, other, add_launch(alpha)); }, self, other, alpha);
 }
 Tensor& add_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   at::native::alpha_check(at::result_type(self, other), alpha);
-  return binary_("add_", self, other, add_launch(alpha));
+  return native_or_fallback_into(
+      self, "add_.Tensor", [&]() -> Tensor& { return binary_("add_", self, other, add_launch(alpha)); }, self, other,
+      alpha);
 }
 
 void sub_checks(const Tensor& self, const Tensor& other, const Scalar& alpha) {
@@ -49,23 +50,25 @@ void sub_checks(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 }
 Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   sub_checks(self, other, alpha);
-  return binary_out("sub", self, other, out, sub_launch(alpha));
+  return native_or_fallback_into(
+      out, "sub.out", [&]() -> Tensor& { return binary_out("sub", self, other, out, sub_launch(alpha)); }, self,
+      other, alpha, out);
 }
 Tensor sub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   sub_checks(self, other, alpha);
-  return binary("sub", self, other, sub_launch(alpha));
+  return native_or_fallback(
+      "sub.Tensor", [&] { return binary("sub", self, other, sub_launch(alpha)); }, self, other, alpha);
 }
 Tensor& sub_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   sub_checks(self, other, alpha);
-  return binary_("sub_", self, other, sub_launch(alpha));
+  return native_or_fallback_into(
+      self, "sub_.Tensor", [&]() -> Tensor& { return binary_("sub_", self, other, sub_launch(alpha)); }, self, other,
+      alpha);
 }
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return sub_tensor(other, self, alpha); }
 
-Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  return binary_out("mul", self, other, out, mul_launch());
-}
-Tensor mul(const Tensor& self, const Tensor& other) { return binary("mul", self, other, mul_launch()); }
-Tensor& mul_(Tensor& self, const Tensor& other) { return binary_("mul_", self, other, mul_launch()); }
+constexpr BinaryOp kMul{"mul", [] { return NPU_BINARY_LAUNCH(aclnnMul, aclnnMuls, true, ResultKind::kPromoted); },
+                        "mul.Tensor", "mul_.Tensor", "mul.out"};
 
 // ---- div with rounding modes, floor_divide --------------------------------
 
@@ -87,13 +90,21 @@ BinaryLaunch div_launch(int mode) {
 }
 
 Tensor& div_mode_out(const Tensor& self, const Tensor& other, std::optional<c10::string_view> mode, Tensor& out) {
-  return binary_out("div", self, other, out, div_launch(rounding_mode_code(mode)));
+  return native_or_fallback_into(
+      out, "div.out_mode",
+      [&]() -> Tensor& { return binary_out("div", self, other, out, div_launch(rounding_mode_code(mode))); }, self,
+      other, mode, out);
 }
 Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<c10::string_view> mode) {
-  return binary("div", self, other, div_launch(rounding_mode_code(mode)));
+  return native_or_fallback(
+      "div.Tensor_mode", [&] { return binary("div", self, other, div_launch(rounding_mode_code(mode))); }, self,
+      other, mode);
 }
 Tensor& div_mode_(Tensor& self, const Tensor& other, std::optional<c10::string_view> mode) {
-  return binary_("div_", self, other, div_launch(rounding_mode_code(mode)));
+  return native_or_fallback_into(
+      self, "div_.Tensor_mode",
+      [&]() -> Tensor& { return binary_("div_", self, other, div_launch(rounding_mode_code(mode))); }, self, other,
+      mode);
 }
 Tensor& div_out(const Tensor& self, const Tensor& other, Tensor& out) {
   return div_mode_out(self, other, std::nullopt, out);
@@ -132,14 +143,22 @@ const BinaryLaunch& pow_launch() {
 }
 
 Tensor remainder_scalar_self(const Scalar& self, const Tensor& other) {
-  return binary("remainder", at::native::wrapped_scalar_tensor(self), other, remainder_launch());
+  return native_or_fallback(
+      "remainder.Scalar_Tensor",
+      [&] { return binary("remainder", at::native::wrapped_scalar_tensor(self), other, remainder_launch()); }, self,
+      other);
 }
 
 Tensor pow_scalar_self(const Scalar& self, const Tensor& exponent) {
-  return binary("pow", at::native::wrapped_scalar_tensor(self), exponent, pow_launch());
+  return native_or_fallback(
+      "pow.Scalar", [&] { return binary("pow", at::native::wrapped_scalar_tensor(self), exponent, pow_launch()); },
+      self, exponent);
 }
 Tensor& pow_scalar_self_out(const Scalar& self, const Tensor& exponent, Tensor& out) {
-  return binary_out("pow", at::native::wrapped_scalar_tensor(self), exponent, out, pow_launch());
+  return native_or_fallback_into(
+      out, "pow.Scalar_out",
+      [&]() -> Tensor& { return binary_out("pow", at::native::wrapped_scalar_tensor(self), exponent, out, pow_launch()); },
+      self, exponent, out);
 }
 
 void reject_complex(const char* name, const Tensor& self, const Tensor& other) {
@@ -189,9 +208,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sub.Tensor", TORCH_FN(sub_tensor));
   m.impl("sub_.Tensor", TORCH_FN(sub_));
   m.impl("rsub.Tensor", TORCH_FN(rsub));
-  m.impl("mul.out", TORCH_FN(mul_out));
-  m.impl("mul.Tensor", TORCH_FN(mul));
-  m.impl("mul_.Tensor", TORCH_FN(mul_));
+  register_binary<kMul>(m);
   m.impl("div.out", TORCH_FN(div_out));
   m.impl("div.Tensor", TORCH_FN(div));
   m.impl("div_.Tensor", TORCH_FN(div_));

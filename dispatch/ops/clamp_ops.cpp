@@ -1,9 +1,11 @@
 // clamp, clamp_min, clamp_max on npu, with scalar bounds (aclnnClamp,
 // aclnnClampMin/Max) and tensor bounds (aclnnClampTensor, aclnnClampMin/MaxTensor).
-// The result dtype promotes self with the bounds, as PyTorch does.
+// The result dtype promotes self with the bounds, as PyTorch does. Operand
+// dtypes the kernels do not cover (bool) run through the counted CPU fallback.
 #include <ATen/native/TypeProperties.h>
 #include <torch/library.h>
 
+#include "dispatch/fallback/cpu_fallback.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/ops/pointwise_op.h"
 
@@ -42,14 +44,24 @@ void launch_scalar_bounds(const Tensor& self, const OptScalar& min, const OptSca
 Tensor& clamp_out(const Tensor& self, const OptScalar& min, const OptScalar& max, Tensor& out) {
   check_bounds(min.has_value(), max.has_value());
   const at::ScalarType r = scalar_bounds_dtype(self, min, max);
-  return pointwise_out("clamp", {self}, r, r, out,
-                       [&](at::TensorList t, const Tensor& o) { launch_scalar_bounds(t[0], min, max, o); });
+  return native_or_fallback_into(
+      out, "clamp.out",
+      [&]() -> Tensor& {
+        return pointwise_out("clamp", {self}, r, r, out,
+                             [&](at::TensorList t, const Tensor& o) { launch_scalar_bounds(t[0], min, max, o); });
+      },
+      self, min, max, out);
 }
 Tensor clamp_scalar(const Tensor& self, const OptScalar& min, const OptScalar& max) {
   check_bounds(min.has_value(), max.has_value());
   const at::ScalarType r = scalar_bounds_dtype(self, min, max);
-  return pointwise("clamp", {self}, r, r,
-                   [&](at::TensorList t, const Tensor& o) { launch_scalar_bounds(t[0], min, max, o); });
+  return native_or_fallback(
+      "clamp",
+      [&] {
+        return pointwise("clamp", {self}, r, r,
+                         [&](at::TensorList t, const Tensor& o) { launch_scalar_bounds(t[0], min, max, o); });
+      },
+      self, min, max);
 }
 Tensor& clamp_(Tensor& self, const OptScalar& min, const OptScalar& max) { return clamp_out(self, min, max, self); }
 
@@ -95,18 +107,35 @@ TensorBounds tensor_bounds(const Tensor& self, const OptTensor& min, const OptTe
 
 Tensor& clamp_tensor_out(const Tensor& self, const OptTensor& min, const OptTensor& max, Tensor& out) {
   const TensorBounds b = tensor_bounds(self, min, max);
-  return pointwise_out("clamp", b.operands, b.dtype, b.dtype, out,
-                       [&](at::TensorList t, const Tensor& o) { launch_tensor_bounds(t, b.has_min, b.has_max, o); });
+  return native_or_fallback_into(
+      out, "clamp.Tensor_out",
+      [&]() -> Tensor& {
+        return pointwise_out("clamp", b.operands, b.dtype, b.dtype, out, [&](at::TensorList t, const Tensor& o) {
+          launch_tensor_bounds(t, b.has_min, b.has_max, o);
+        });
+      },
+      self, min, max, out);
 }
 Tensor clamp_tensor(const Tensor& self, const OptTensor& min, const OptTensor& max) {
   const TensorBounds b = tensor_bounds(self, min, max);
-  return pointwise("clamp", b.operands, b.dtype, b.dtype,
-                   [&](at::TensorList t, const Tensor& o) { launch_tensor_bounds(t, b.has_min, b.has_max, o); });
+  return native_or_fallback(
+      "clamp.Tensor",
+      [&] {
+        return pointwise("clamp", b.operands, b.dtype, b.dtype,
+                         [&](at::TensorList t, const Tensor& o) { launch_tensor_bounds(t, b.has_min, b.has_max, o); });
+      },
+      self, min, max);
 }
 Tensor& clamp_tensor_(Tensor& self, const OptTensor& min, const OptTensor& max) {
   const TensorBounds b = tensor_bounds(self, min, max);
-  return pointwise_("clamp_", self, b.operands, b.dtype, b.dtype,
-                    [&](at::TensorList t, const Tensor& o) { launch_tensor_bounds(t, b.has_min, b.has_max, o); });
+  return native_or_fallback_into(
+      self, "clamp_.Tensor",
+      [&]() -> Tensor& {
+        return pointwise_("clamp_", self, b.operands, b.dtype, b.dtype, [&](at::TensorList t, const Tensor& o) {
+          launch_tensor_bounds(t, b.has_min, b.has_max, o);
+        });
+      },
+      self, min, max);
 }
 
 Tensor clamp_min_tensor(const Tensor& self, const Tensor& min) { return clamp_tensor(self, min, std::nullopt); }

@@ -2,6 +2,7 @@
 // Their functional forms are PyTorch's composites: empty + these out= forms.
 #include <torch/library.h>
 
+#include "dispatch/fallback/cpu_fallback.h"
 #include "dispatch/ops/factory.h"
 #include "dispatch/ops/op_runner.h"
 
@@ -30,14 +31,29 @@ Tensor& fill_range(Tensor& out, at::IntArrayRef shape, Launch launch) {
 }
 
 Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
-  // PyTorch's own size rule and argument checks, run on the meta device.
-  const Tensor shape_only =
-      at::arange(start, end, step, at::TensorOptions().dtype(out.scalar_type()).device(at::kMeta));
-  return fill_range(out, shape_only.sizes(), [&](const Tensor& o) { NPU_RUN(aclnnArange, start, end, step, o); });
+  const at::ScalarType dtype = out.scalar_type();
+  // PyTorch's own length rule and argument checks, run on the meta device.
+  const Tensor shape_only = at::arange(start, end, step, at::TensorOptions().dtype(dtype).device(at::kMeta));
+  if (!at::isIntegralType(dtype, /*includeBool=*/false)) {
+    return fill_range(out, shape_only.sizes(), [&](const Tensor& o) { NPU_RUN(aclnnArange, start, end, step, o); });
+  }
+  // Integer ranges step from the start and step truncated to int64, while
+  // their length comes from the untruncated bounds (for int64, from the
+  // truncated ones): arange(0., -8.000001, -4.) has 3 int32 elements but 2
+  // int64 ones. The entry derives the length from its bounds, so it gets the
+  // end that gives PyTorch's length.
+  const int64_t first = start.to<int64_t>(), stride = step.to<int64_t>();
+  const Scalar exact_end(first + shape_only.numel() * stride);
+  return fill_range(out, shape_only.sizes(),
+                    [&](const Tensor& o) { NPU_RUN(aclnnArange, Scalar(first), exact_end, Scalar(stride), o); });
 }
 
 Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, Tensor& out) {
   TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  if (out.is_complex()) {  // the kernel covers real dtypes; complex ranges run on the CPU, counted
+    run_fallback("linspace.out", start, end, steps, out);
+    return out;
+  }
   return fill_range(out, {steps}, [&](const Tensor& o) { NPU_RUN(aclnnLinspace, start, end, steps, o); });
 }
 

@@ -242,6 +242,7 @@ bool is_complex_2norm(const at::Tensor& self, const at::Scalar& ord) {
 }
 std::vector<int64_t> with_pair_dim(const at::Tensor& self, at::OptionalIntArrayRef dim) {
   std::vector<int64_t> dims;
+  if (self.dim() == 0) return {0};  // a 0-dim z's dim 0 or -1 is z itself: only the pair dim remains
   if (!dim.has_value() || dim->empty()) {
     for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
   } else {

@@ -1,8 +1,10 @@
 // where, lerp, addcmul and addcdiv on npu: three operands broadcast together,
-// one aclnn entry each, functional, in-place and out= forms.
+// one aclnn entry each, functional, in-place and out= forms. Operand dtypes
+// the kernels do not cover (complex) run through the counted CPU fallback.
 #include <ATen/native/TypeProperties.h>
 #include <torch/library.h>
 
+#include "dispatch/fallback/cpu_fallback.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/ops/pointwise_op.h"
 
@@ -27,11 +29,19 @@ void where_launch(at::TensorList t, const Tensor& out) { NPU_RUN(aclnnSWhere, t[
 
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   const at::ScalarType result = at::result_type(self, other);
-  return pointwise("where", {where_condition(condition), self, other}, result, result, where_launch);
+  return native_or_fallback(
+      "where.self",
+      [&] { return pointwise("where", {where_condition(condition), self, other}, result, result, where_launch); },
+      condition, self, other);
 }
 Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
   const at::ScalarType result = at::result_type(self, other);
-  return pointwise_out("where", {where_condition(condition), self, other}, result, result, out, where_launch);
+  return native_or_fallback_into(
+      out, "where.self_out",
+      [&]() -> Tensor& {
+        return pointwise_out("where", {where_condition(condition), self, other}, result, result, out, where_launch);
+      },
+      condition, self, other, out);
 }
 
 // ---- lerp -----------------------------------------------------------------------
@@ -43,18 +53,33 @@ void check_lerp_dtype(const Tensor& self, const Tensor& arg, const char* name) {
 
 Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
   check_lerp_dtype(self, end, "end");
-  return pointwise("lerp", {self, end}, self.scalar_type(), self.scalar_type(),
-                   [&](at::TensorList t, const Tensor& out) { NPU_RUN(aclnnLerps, t[0], t[1], weight, out); });
+  return native_or_fallback(
+      "lerp.Scalar",
+      [&] {
+        return pointwise("lerp", {self, end}, self.scalar_type(), self.scalar_type(),
+                         [&](at::TensorList t, const Tensor& o) { NPU_RUN(aclnnLerps, t[0], t[1], weight, o); });
+      },
+      self, end, weight);
 }
 Tensor& lerp_scalar_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out) {
   check_lerp_dtype(self, end, "end");
-  return pointwise_out("lerp", {self, end}, self.scalar_type(), self.scalar_type(), out,
-                       [&](at::TensorList t, const Tensor& o) { NPU_RUN(aclnnLerps, t[0], t[1], weight, o); });
+  return native_or_fallback_into(
+      out, "lerp.Scalar_out",
+      [&]() -> Tensor& {
+        return pointwise_out("lerp", {self, end}, self.scalar_type(), self.scalar_type(), out,
+                             [&](at::TensorList t, const Tensor& o) { NPU_RUN(aclnnLerps, t[0], t[1], weight, o); });
+      },
+      self, end, weight, out);
 }
 Tensor& lerp_scalar_(Tensor& self, const Tensor& end, const Scalar& weight) {
   check_lerp_dtype(self, end, "end");
-  return pointwise_("lerp_", self, {self, end}, self.scalar_type(), self.scalar_type(),
-                    [&](at::TensorList t, const Tensor& o) { NPU_RUN(aclnnLerps, t[0], t[1], weight, o); });
+  return native_or_fallback_into(
+      self, "lerp_.Scalar",
+      [&]() -> Tensor& {
+        return pointwise_("lerp_", self, {self, end}, self.scalar_type(), self.scalar_type(),
+                          [&](at::TensorList t, const Tensor& o) { NPU_RUN(aclnnLerps, t[0], t[1], weight, o); });
+      },
+      self, end, weight);
 }
 
 void check_lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
@@ -65,15 +90,30 @@ void lerp_tensor_launch(at::TensorList t, const Tensor& out) { NPU_RUN(aclnnLerp
 
 Tensor lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
   check_lerp_tensor(self, end, weight);
-  return pointwise("lerp", {self, end, weight}, self.scalar_type(), self.scalar_type(), lerp_tensor_launch);
+  return native_or_fallback(
+      "lerp.Tensor",
+      [&] { return pointwise("lerp", {self, end, weight}, self.scalar_type(), self.scalar_type(), lerp_tensor_launch); },
+      self, end, weight);
 }
 Tensor& lerp_tensor_out(const Tensor& self, const Tensor& end, const Tensor& weight, Tensor& out) {
   check_lerp_tensor(self, end, weight);
-  return pointwise_out("lerp", {self, end, weight}, self.scalar_type(), self.scalar_type(), out, lerp_tensor_launch);
+  return native_or_fallback_into(
+      out, "lerp.Tensor_out",
+      [&]() -> Tensor& {
+        return pointwise_out("lerp", {self, end, weight}, self.scalar_type(), self.scalar_type(), out,
+                             lerp_tensor_launch);
+      },
+      self, end, weight, out);
 }
 Tensor& lerp_tensor_(Tensor& self, const Tensor& end, const Tensor& weight) {
   check_lerp_tensor(self, end, weight);
-  return pointwise_("lerp_", self, {self, end, weight}, self.scalar_type(), self.scalar_type(), lerp_tensor_launch);
+  return native_or_fallback_into(
+      self, "lerp_.Tensor",
+      [&]() -> Tensor& {
+        return pointwise_("lerp_", self, {self, end, weight}, self.scalar_type(), self.scalar_type(),
+                          lerp_tensor_launch);
+      },
+      self, end, weight);
 }
 
 // ---- addcmul, addcdiv -------------------------------------------------------------
@@ -108,17 +148,23 @@ struct Addc {
   static Tensor functional(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
     check(t1, t2);
     const at::ScalarType r = promoted(self, t1, t2);
-    return pointwise(name, {self, t1, t2}, r, r, launch(value));
+    return native_or_fallback(
+        name, [&] { return pointwise(name, {self, t1, t2}, r, r, launch(value)); }, self, t1, t2, value);
   }
   static Tensor& out(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value, Tensor& result) {
     check(t1, t2);
     const at::ScalarType r = promoted(self, t1, t2);
-    return pointwise_out(name, {self, t1, t2}, r, r, result, launch(value));
+    return native_or_fallback_into(
+        result, kDivide ? "addcdiv.out" : "addcmul.out",
+        [&]() -> Tensor& { return pointwise_out(name, {self, t1, t2}, r, r, result, launch(value)); }, self, t1, t2,
+        value, result);
   }
   static Tensor& inplace(Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
     check(t1, t2);
     const at::ScalarType r = promoted(self, t1, t2);
-    return pointwise_(name, self, {self, t1, t2}, r, r, launch(value));
+    return native_or_fallback_into(
+        self, kDivide ? "addcdiv_" : "addcmul_",
+        [&]() -> Tensor& { return pointwise_(name, self, {self, t1, t2}, r, r, launch(value)); }, self, t1, t2, value);
   }
 };
 

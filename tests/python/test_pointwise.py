@@ -385,3 +385,43 @@ def test_dtype_gaps_go_through_the_counted_fallback():
 def test_negating_bool_is_refused_like_cpu():
     with pytest.raises(RuntimeError, match="Negation, the `-` operator, on a bool tensor"):
         -torch.ones(2, dtype=torch.bool).npu()
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+def test_reduced_float_rounding_is_cpus(dtype):
+    """Bit-exact with CPU where its kernels round in the tensor's dtype: the
+    trunc quotient rounded before truncation, floor division rounding each
+    step. add/sub with alpha: CPU's vector body fuses x + alpha*y into one
+    fma (as the npu does everywhere) but its scalar tail rounds alpha*y to
+    the dtype first, so tail elements may differ by one ulp."""
+    g = torch.Generator().manual_seed(21)
+    a = (torch.randn(100_000, generator=g) * 20).to(dtype)
+    b = (torch.randn(100_000, generator=g) * 3).to(dtype)
+    for fn in (lambda x, y: torch.div(x, y, rounding_mode="trunc"), lambda x, y: torch.div(x, y, rounding_mode="floor"),
+               torch.floor_divide):
+        expected, got = fn(a, b), fn(a.npu(), b.npu()).cpu()
+        assert torch.equal(got.isnan(), expected.isnan())
+        assert torch.equal(got.nan_to_num(), expected.nan_to_num())
+    # The bound: one rounding of alpha*y (which cancellation can make large
+    # against the sum) plus one of the sum.
+    eps = torch.finfo(dtype).eps
+    for alpha in (0.3, -3.125):
+        for op in (torch.add, torch.sub):
+            expected, got = op(a, b, alpha=alpha).double(), op(a.npu(), b.npu(), alpha=alpha).cpu().double()
+            bound = eps * ((alpha * b.double()).abs() + expected.abs())
+            assert ((got - expected).abs() <= bound).all(), (op, alpha)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int16, torch.int32, torch.int64, torch.float32], ids=str)
+def test_arange_length_rules(dtype):
+    """Integer aranges step from truncated bounds; their length follows PyTorch's per-dtype rule."""
+    for args in [(0.0, -8.000001, -4.0), (0.1, 1.05, 1), (0.5, 10, 3), (0.9, 1.95, 1), (-3, 7, 2)]:
+        if dtype == torch.uint8 and min(args) < 0:
+            continue
+        close(torch.arange(*args, dtype=dtype, device="npu"), torch.arange(*args, dtype=dtype))
+
+
+def test_complex_norm_of_a_0dim_tensor():
+    z = torch.randn((), dtype=torch.complex64)
+    for kw in ({"dim": 0, "keepdim": True}, {"dim": -1}, {}):
+        close(torch.linalg.vector_norm(z.npu(), 2, **kw), torch.linalg.vector_norm(z, 2, **kw))
