@@ -1,5 +1,6 @@
 #include "kernels/index_ops.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -186,28 +187,25 @@ struct Average {
 }  // namespace
 
 void check_index_select(const TensorView& out, const TensorView& self, int64_t dim, const TensorView& index) {
-  const TensorView s = as_1d(self), o = as_1d(out);
   const int64_t d = wrap_dim(dim, self.dim());
   require(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   require_index_dtype("index_select()", index);
   require_same_dtype("index_select()", out, self);
-  Shape expected = s.sizes;
-  expected[d] = index.numel();
-  require(o.sizes == expected,
-          "index_select(): out has shape " + shape_str(o.sizes) + ", expected " + shape_str(expected));
-}
-
-void index_select(const TensorView& out, const TensorView& self, int64_t dim, const TensorView& index) {
-  check_index_select(out, self, dim, index);
-  const TensorView s = as_1d(self), o = as_1d(out);
-  const int64_t d = wrap_dim(dim, self.dim());
-  const std::vector<int64_t> idx = read_indices(index);
-  IndexedCopy c{o.data, s.data, s.itemsize(), {}, {}, without(s.sizes, d), without(o.strides, d), without(s.strides, d)};
-  for (std::size_t i = 0; i < idx.size(); ++i) {
-    c.dst_table.push_back(static_cast<int64_t>(i) * o.strides[d]);
-    c.src_table.push_back(checked_index("index_select()", idx[i], d, s.sizes[d], false) * s.strides[d]);
+  // out is self's shape with index.numel() entries along dim; 0-dim tensors
+  // count as shape [1]. Compared in place: this runs on every launch.
+  const int64_t entries = index.numel();
+  const int64_t out_rank = std::max<int64_t>(out.dim(), 1), self_rank = std::max<int64_t>(self.dim(), 1);
+  bool ok = out_rank == self_rank;
+  for (int64_t k = 0; ok && k < self_rank; ++k) {
+    const int64_t want = k == d ? entries : self.sizes[k];
+    ok = (out.dim() == 0 ? 1 : out.sizes[k]) == want;
   }
-  run_indexed_copy(c);
+  if (!ok) {
+    Shape expected = as_1d(self).sizes;
+    expected[d] = entries;
+    throw KernelError("index_select(): out has shape " + shape_str(as_1d(out).sizes) + ", expected " +
+                      shape_str(expected));
+  }
 }
 
 void check_gather(const TensorView& out, const TensorView& self, int64_t dim, const TensorView& index) {
