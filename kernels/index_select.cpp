@@ -62,6 +62,9 @@ int64_t first_bad(const I* idx, int64_t stride, int64_t entries, int64_t size) {
   return -1;
 }
 
+// How many rows ahead select_rows prefetches source rows.
+constexpr int64_t kAhead = 16;
+
 template <class R, class I>
 void select_rows(const Geometry& g, R* out, const R* self, const I* idx, int64_t idx_stride) {
   const auto bad = [&] {
@@ -86,6 +89,13 @@ void select_rows(const Geometry& g, R* out, const R* self, const I* idx, int64_t
       const I* ip = idx + i * idx_stride;
       bool row_failed = false;
       for (int64_t j = 0; j < n; ++j, dst += g.out_step, ip += idx_stride) {
+        // Random rows miss the cache: ask for the row kAhead entries on now,
+        // so several misses are in flight (prefetching never faults, but only
+        // valid rows are named).
+        if (j + kAhead < n) {
+          const int64_t ahead = static_cast<int64_t>(ip[kAhead * idx_stride]);
+          if (static_cast<uint64_t>(ahead) < static_cast<uint64_t>(g.size)) __builtin_prefetch(src + ahead * g.self_step);
+        }
         const int64_t k = static_cast<int64_t>(*ip);
         if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(g.size)) {
           row_failed = true;
