@@ -24,30 +24,40 @@ TensorView as_1d(const TensorView& t) {
   return v;
 }
 
-void require(bool ok, const std::string& message) {
+// The message is built only on failure: these checks run on every launch.
+void require(bool ok, const char* message) {
   if (!ok) throw KernelError(message);
+}
+template <class Message>
+void require(bool ok, Message&& message) {
+  if (!ok) throw KernelError(message());
 }
 
 void require_same_dtype(const char* op, const TensorView& out, const TensorView& self) {
-  require(out.dtype == self.dtype, std::string(op) + ": expected out dtype " + model::dtype_name(self.dtype) +
-                                       ", got " + model::dtype_name(out.dtype));
+  require(out.dtype == self.dtype, [&] {
+    return std::string(op) + ": expected out dtype " + model::dtype_name(self.dtype) + ", got " +
+           model::dtype_name(out.dtype);
+  });
 }
 
 // index.size(k) <= bound.size(k) for every k (except `skip`), same rank.
 void require_within(const char* op, const TensorView& index, const TensorView& bound, int64_t skip, const char* name) {
-  require(index.dim() == bound.dim(), std::string(op) + ": index tensor must have the same number of dimensions as " +
-                                          name + " tensor");
+  require(index.dim() == bound.dim(), [&] {
+    return std::string(op) + ": index tensor must have the same number of dimensions as " + name + " tensor";
+  });
   for (int64_t k = 0; k < index.dim(); ++k) {
-    require(k == skip || index.sizes[k] <= bound.sizes[k],
-            std::string(op) + ": size does not match at dimension " + std::to_string(k) + ": expected index " +
-                shape_str(index.sizes) + " to be no larger than " + name + " " + shape_str(bound.sizes) +
-                (skip >= 0 ? " apart from dimension " + std::to_string(skip) : std::string()));
+    require(k == skip || index.sizes[k] <= bound.sizes[k], [&] {
+      return std::string(op) + ": size does not match at dimension " + std::to_string(k) + ": expected index " +
+             shape_str(index.sizes) + " to be no larger than " + name + " " + shape_str(bound.sizes) +
+             (skip >= 0 ? " apart from dimension " + std::to_string(skip) : std::string());
+    });
   }
 }
 
 void require_index_dtype(const char* op, const TensorView& index) {
-  require(model::is_integral(index.dtype), std::string(op) + ": index must be an integer tensor, got " +
-                                               model::dtype_name(index.dtype));
+  require(model::is_integral(index.dtype), [&] {
+    return std::string(op) + ": index must be an integer tensor, got " + model::dtype_name(index.dtype);
+  });
 }
 
 Shape without(const Shape& s, int64_t d) {
@@ -213,7 +223,8 @@ void check_gather(const TensorView& out, const TensorView& self, int64_t dim, co
   require_within("gather()", ix, as_1d(self), wrap_dim(dim, self.dim()), "input");
   require_index_dtype("gather()", index);
   require_same_dtype("gather()", out, self);
-  require(o.sizes == ix.sizes, "gather(): out has shape " + shape_str(o.sizes) + ", expected " + shape_str(ix.sizes));
+  require(o.sizes == ix.sizes,
+          [&] { return "gather(): out has shape " + shape_str(o.sizes) + ", expected " + shape_str(ix.sizes); });
 }
 
 void gather(const TensorView& out, const TensorView& self, int64_t dim, const TensorView& index) {
@@ -246,8 +257,8 @@ void gather(const TensorView& out, const TensorView& self, int64_t dim, const Te
 void check_scatter(const TensorView& out, const TensorView& self, int64_t dim, const TensorView& index,
                    const TensorView& src, ScatterReduce reduce) {
   const int64_t d = wrap_dim(dim, self.dim());
-  require(out.sizes == self.sizes, "scatter(): out has shape " + shape_str(out.sizes) + ", expected " +
-                                       shape_str(self.sizes));
+  require(out.sizes == self.sizes,
+          [&] { return "scatter(): out has shape " + shape_str(out.sizes) + ", expected " + shape_str(self.sizes); });
   require_same_dtype("scatter()", out, self);
   require_index_dtype("scatter()", index);
   require_within("scatter()", as_1d(index), as_1d(self), d, "self");
@@ -307,7 +318,7 @@ void check_take(const TensorView& out, const TensorView& self, const TensorView&
   require_same_dtype("take()", out, self);
   require_index_dtype("take()", index);
   require(out.sizes == index.sizes,
-          "take(): out has shape " + shape_str(out.sizes) + ", expected " + shape_str(index.sizes));
+          [&] { return "take(): out has shape " + shape_str(out.sizes) + ", expected " + shape_str(index.sizes); });
 }
 
 void take(const TensorView& out, const TensorView& self, const TensorView& index) {

@@ -94,7 +94,9 @@ void select_rows(const Geometry& g, R* out, const R* self, const I* idx, int64_t
         // valid rows are named).
         if (j + kAhead < n) {
           const int64_t ahead = static_cast<int64_t>(ip[kAhead * idx_stride]);
-          if (static_cast<uint64_t>(ahead) < static_cast<uint64_t>(g.size)) __builtin_prefetch(src + ahead * g.self_step);
+          if (static_cast<uint64_t>(ahead) < static_cast<uint64_t>(g.size)) {
+            __builtin_prefetch(src + ahead * g.self_step);
+          }
         }
         const int64_t k = static_cast<int64_t>(*ip);
         if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(g.size)) {

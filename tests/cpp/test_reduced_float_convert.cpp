@@ -163,7 +163,8 @@ TEST_CASE("copy converts to and from reduced floats the same on every path", "[c
   copy(view_of(dense, DType::Float16, {n}), view_of(src, DType::Float32, {n}));
   // Strided: a transposed 2-D view walks element by element.
   const int64_t rows = 7, cols = n / 7;
-  copy(view_of(strided, DType::Float16, {cols, rows}, {1, cols}), view_of(src, DType::Float32, {cols, rows}, {1, cols}));
+  copy(view_of(strided, DType::Float16, {cols, rows}, {1, cols}),
+       view_of(src, DType::Float32, {cols, rows}, {1, cols}));
   for (int64_t i = 0; i < n; ++i) {
     const uint16_t want = float_to_half_bits(src[i]);
     REQUIRE(Eigen::numext::bit_cast<uint16_t>(dense[i]) == want);
