@@ -278,6 +278,63 @@ def test_upstream_runs_a_device_type_test_file_on_npu(tmp_path):
     assert (int(root.get("tests")), int(root.get("failures")), int(root.get("skipped"))) == (5, 1, 1)
 
 
+BROKEN_TEST_FILE = "from torch.testing._internal.common_methods_invocations import no_such_name\n"
+
+HANGING_TEST_FILE = textwrap.dedent("""
+    import time
+
+    import torch
+    from torch.testing._internal.common_device_type import instantiate_device_type_tests
+    from torch.testing._internal.common_utils import TestCase
+
+
+    class TestSlow(TestCase):
+        def test_a_fast(self, device):
+            self.assertEqual(torch.ones(2, device=device).sum().item(), 2.0)
+
+        def test_b_hangs(self, device):
+            time.sleep(600)
+
+
+    instantiate_device_type_tests(TestSlow, globals())
+""")
+
+
+def test_upstream_reports_collection_errors_and_keeps_results_of_a_timed_out_file(tmp_path):
+    """A file that fails to import is one errored unit naming the ImportError; a
+    file killed at --file-timeout still reports the tests it finished."""
+    src = tmp_path / "pytorch"
+    (src / "test").mkdir(parents=True)
+    (src / "test" / "test_broken.py").write_text(BROKEN_TEST_FILE)
+    (src / "test" / "test_slow.py").write_text(HANGING_TEST_FILE)
+    proc = run_cli(["upstream", "--pytorch-src", str(src), "--files", "test_broken.py", "test_slow.py",
+                    "-j", "2", "--file-timeout", "40", "--output-dir", str(tmp_path / "out")], tmp_path,
+                   timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    units = units_by_key(tmp_path / "out")
+    broken = units["test_broken.py::(collection)"]
+    assert broken["status"] == "errored"
+    assert "ImportError" in broken["first_failure"]["message"] and "no_such_name" in broken["first_failure"]["message"]
+    assert units["test_slow.py::TestSlowPRIVATEUSE1::test_a_fast_npu"]["outcome"] == "pass"
+    timeout = units["test_slow.py"]
+    assert timeout["status"] == "errored" and "--file-timeout 40 s" in timeout["first_failure"]["message"]
+
+
+def test_upstream_failure_message_drops_the_repro_hint(tmp_path):
+    from npu_emu.conformance.upstream import read_junit
+
+    junit = tmp_path / "junit.xml"
+    junit.write_text(
+        '<testsuites><testsuite><testcase classname="test_x.TestXPRIVATEUSE1" name="test_y_npu_float32">'
+        '<failure message="AssertionError: Tensor-likes are not close!&#10;&#10;To execute this test, run the '
+        'following from the base repo dir:&#10;    python test/test_x.py TestXPRIVATEUSE1.test_y_npu_float32">'
+        'traceback</failure></testcase></testsuite></testsuites>')
+    [unit] = read_junit(junit, "test_x.py")
+    assert (unit.op, unit.dtype) == ("test_x.py::TestXPRIVATEUSE1::test_y_npu", "float32")
+    assert unit.first_failure is not None
+    assert unit.first_failure.message == "AssertionError: Tensor-likes are not close!"
+
+
 def test_upstream_names_a_bad_checkout(tmp_path):
     proc = run_cli(["upstream", "--pytorch-src", str(tmp_path / "nowhere")], tmp_path)
     assert proc.returncode == 2

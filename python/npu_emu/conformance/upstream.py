@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -27,10 +28,12 @@ from typing import Sequence
 import torch
 
 from npu_emu.conformance.pytest_plugin import SKIPS_ENV, TEST_DIR_ENV
-from npu_emu.conformance.results import UnitResult
+from npu_emu.conformance.results import FirstFailure, UnitResult
 
 DEFAULT_FILES = ("test_ops.py", "test_torch.py", "test_nn.py", "test_autograd.py", "test_binary_ufuncs.py",
                  "test_unary_ufuncs.py", "test_reductions.py")
+# Seconds pytest gets, after SIGINT at --file-timeout, to write its report.
+_INTERRUPT_GRACE_S = 60
 # Every dtype name PyTorch's device-type tests append to a test's name.
 _DTYPE_NAMES = sorted({str(d).removeprefix("torch.") for d in vars(torch).values() if isinstance(d, torch.dtype)},
                       key=len, reverse=True)
@@ -65,12 +68,29 @@ def split_dtype(name: str) -> tuple[str, str]:
     return name, ""
 
 
+# PyTorch's TestCase appends a reproduction hint to every failure message.
+_REPRO_HINT = "To execute this test, run the following"
+
+
+def failure_message(element: ET.Element) -> str:
+    """The exception of a junit <failure>/<error>, without PyTorch's repro hint;
+    for a generic message ("collection failure") the traceback's last line too."""
+    message = (element.get("message") or "").split(_REPRO_HINT)[0].strip()
+    text = (element.text or "").split(_REPRO_HINT)[0]
+    last = next((line.strip().removeprefix("E").strip() for line in reversed(text.splitlines()) if line.strip()), "")
+    if last and ":" not in message and last not in message:
+        message = f"{message}: {last}" if message else last
+    return message[:2000]
+
+
 def read_junit(path: Path, file: str) -> list[UnitResult]:
     results = []
     for case in ET.parse(path).getroot().iter("testcase"):
         cls = case.get("classname", "").rsplit(".", 1)[-1]
         base, dtype = split_dtype(case.get("name", ""))
-        result = UnitResult(f"{file}::{cls}::{base}", dtype, tolerance_source="n/a")
+        # A module that fails to import is one testcase without a class.
+        op = f"{file}::{cls}::{base}" if cls else f"{file}::(collection)"
+        result = UnitResult(op, dtype, tolerance_source="n/a")
         result.duration_s = float(case.get("time") or 0.0)
         failure, error, skipped = case.find("failure"), case.find("error"), case.find("skipped")
         bad = error if error is not None else failure
@@ -80,9 +100,7 @@ def read_junit(path: Path, file: str) -> list[UnitResult]:
         elif bad is not None:
             status = "errored" if bad is error else "failed"
             result.samples[status] = 1
-            from npu_emu.conformance.results import FirstFailure
-            result.first_failure = FirstFailure(0, status, "forward", "",
-                                                (bad.get("message") or bad.text or "")[:2000])
+            result.first_failure = FirstFailure(0, status, "forward", "", failure_message(bad))
         else:
             result.samples["passed"] = 1
         result.finish()
@@ -90,6 +108,15 @@ def read_junit(path: Path, file: str) -> list[UnitResult]:
         result.apply_expectation(None)
         results.append(result)
     return results
+
+
+def _file_error(file: str, message: str) -> UnitResult:
+    result = UnitResult(f"{file}", "", tolerance_source="n/a")
+    result.samples["errored"] = 1
+    result.first_failure = FirstFailure(0, "errored", "forward", "", message)
+    result.finish()
+    result.apply_expectation(None)
+    return result
 
 
 def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: Path) -> list[UnitResult]:
@@ -107,22 +134,29 @@ def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: 
     env.pop("NPU", None)  # the plugin activates the emulator itself
     if junit.exists():
         junit.unlink()
+    timed_out = False
     with open(log, "w") as log_file:
+        proc = subprocess.Popen(command, cwd=test_dir, env=env, stdout=log_file, stderr=subprocess.STDOUT)
         try:
-            subprocess.run(command, cwd=test_dir, env=env, stdout=log_file, stderr=subprocess.STDOUT,
-                           timeout=args.file_timeout)
+            proc.wait(timeout=args.file_timeout)
         except subprocess.TimeoutExpired:
-            pass
-    if not junit.exists():  # crashed or timed out before pytest wrote its report
-        result = UnitResult(f"{file}", "", tolerance_source="n/a")
-        result.samples["errored"] = 1
-        from npu_emu.conformance.results import FirstFailure
-        result.first_failure = FirstFailure(0, "errored", "forward", "",
-                                            f"pytest produced no report (crash or timeout); see {log}")
-        result.finish()
-        result.apply_expectation(None)
-        return [result]
-    return read_junit(junit, file)
+            # SIGINT, not SIGKILL: pytest stops at the running test and still
+            # writes the junit report of the tests it finished.
+            timed_out = True
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=_INTERRUPT_GRACE_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    if not junit.exists():  # crashed, or killed before pytest wrote its report
+        reason = "timed out" if timed_out else f"exit code {proc.returncode} (crash?)"
+        return [_file_error(file, f"pytest produced no report ({reason}); see {log}")]
+    results = read_junit(junit, file)
+    if timed_out:
+        results.append(_file_error(file, f"--file-timeout {args.file_timeout:g} s: interrupted, the tests after "
+                                         f"the last reported one did not run; see {log}"))
+    return results
 
 
 def run_upstream(argv: Sequence[str]) -> int:
