@@ -14,33 +14,53 @@ using Scalar = at::Scalar;
 
 // ---- add, sub (with alpha), mul ---------------------------------------------
 
-BinaryLaunch add_launch(const Scalar& alpha) {
+BinaryLaunch make_add_launch(const Scalar& alpha) {
   return {[alpha](const Tensor& a, const Tensor& b, const Tensor& out) { NPU_RUN(aclnnAdd, a, b, alpha, out); },
           [alpha](const Tensor& a, const Scalar& b, const Tensor& out) { NPU_RUN(aclnnAdds, a, b, alpha, out); },
           alpha.equal(1), ResultKind::kPromoted, {}};
 }
 
-BinaryLaunch sub_launch(const Scalar& alpha) {
+BinaryLaunch make_sub_launch(const Scalar& alpha) {
   return {[alpha](const Tensor& a, const Tensor& b, const Tensor& out) { NPU_RUN(aclnnSub, a, b, alpha, out); },
           [alpha](const Tensor& a, const Scalar& b, const Tensor& out) { NPU_RUN(aclnnSubs, a, b, alpha, out); },
           false, ResultKind::kPromoted, {}};
 }
 
+// The launch of add or sub for one alpha. alpha = 1, by far the most common,
+// uses one built once: building a BinaryLaunch costs heap allocations.
+template <BinaryLaunch (*Make)(const Scalar&)>
+class AlphaLaunch {
+ public:
+  explicit AlphaLaunch(const Scalar& alpha) {
+    if (!alpha.equal(1)) scaled_.emplace(Make(alpha));
+  }
+  const BinaryLaunch& get() const { return scaled_ ? *scaled_ : unit(); }
+
+ private:
+  static const BinaryLaunch& unit() {
+    static const BinaryLaunch launch = Make(1);
+    return launch;
+  }
+  std::optional<BinaryLaunch> scaled_;
+};
+using AddLaunch = AlphaLaunch<make_add_launch>;
+using SubLaunch = AlphaLaunch<make_sub_launch>;
+
 Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   at::native::alpha_check(at::result_type(self, other), alpha);
   return native_or_fallback_into(
-      out, "add.out", [&]() -> Tensor& { return binary_out("add", self, other, out, add_launch(alpha)); }, self,
+      out, "add.out", [&]() -> Tensor& { return binary_out("add", self, other, out, AddLaunch(alpha).get()); }, self,
       other, alpha, out);
 }
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   at::native::alpha_check(at::result_type(self, other), alpha);
   return native_or_fallback(
-      "add.Tensor", [&] { return binary("add", self, other, add_launch(alpha)); }, self, other, alpha);
+      "add.Tensor", [&] { return binary("add", self, other, AddLaunch(alpha).get()); }, self, other, alpha);
 }
 Tensor& add_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   at::native::alpha_check(at::result_type(self, other), alpha);
   return native_or_fallback_into(
-      self, "add_.Tensor", [&]() -> Tensor& { return binary_("add_", self, other, add_launch(alpha)); }, self, other,
+      self, "add_.Tensor", [&]() -> Tensor& { return binary_("add_", self, other, AddLaunch(alpha).get()); }, self, other,
       alpha);
 }
 
@@ -51,18 +71,18 @@ void sub_checks(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   sub_checks(self, other, alpha);
   return native_or_fallback_into(
-      out, "sub.out", [&]() -> Tensor& { return binary_out("sub", self, other, out, sub_launch(alpha)); }, self,
+      out, "sub.out", [&]() -> Tensor& { return binary_out("sub", self, other, out, SubLaunch(alpha).get()); }, self,
       other, alpha, out);
 }
 Tensor sub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   sub_checks(self, other, alpha);
   return native_or_fallback(
-      "sub.Tensor", [&] { return binary("sub", self, other, sub_launch(alpha)); }, self, other, alpha);
+      "sub.Tensor", [&] { return binary("sub", self, other, SubLaunch(alpha).get()); }, self, other, alpha);
 }
 Tensor& sub_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   sub_checks(self, other, alpha);
   return native_or_fallback_into(
-      self, "sub_.Tensor", [&]() -> Tensor& { return binary_("sub_", self, other, sub_launch(alpha)); }, self, other,
+      self, "sub_.Tensor", [&]() -> Tensor& { return binary_("sub_", self, other, SubLaunch(alpha).get()); }, self, other,
       alpha);
 }
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return sub_tensor(other, self, alpha); }
