@@ -119,15 +119,20 @@ auto unary_fn(const UnaryParams& p) {
     // NaN passes through, like clamp_min(x, 0).
     return [](T x) { return (pwmath::is_nan(x) || x > T(0)) ? x : T(0); };
   } else if constexpr (op == UnaryOp::Gelu) {
-    return in_opmath<T>([](M v) { return v * M(0.5) * (M(1) + std::erf(v * M(M_SQRT1_2))); });
+    // At -inf the product is -inf * 0; the function's limit there is -0.
+    return in_opmath<T>([](M v) {
+      return v == -std::numeric_limits<M>::infinity() ? M(-0.0) : v * M(0.5) * (M(1) + std::erf(v * M(M_SQRT1_2)));
+    });
   } else if constexpr (op == UnaryOp::GeluTanh) {
     return in_opmath<T>([](M v) {
       const M beta = M(M_SQRT2 * M_2_SQRTPI * 0.5);  // sqrt(2 / pi)
       const M inner = beta * (v + M(0.044715) * v * v * v);
-      return M(0.5) * v * (M(1) + std::tanh(inner));
+      return v == -std::numeric_limits<M>::infinity() ? M(-0.0) : M(0.5) * v * (M(1) + std::tanh(inner));
     });
   } else if constexpr (op == UnaryOp::Silu) {
-    return in_opmath<T>([](M v) { return v / (M(1) + std::exp(-v)); });
+    return in_opmath<T>([](M v) {
+      return v == -std::numeric_limits<M>::infinity() ? M(-0.0) : v / (M(1) + std::exp(-v));  // -inf / inf
+    });
   } else if constexpr (op == UnaryOp::Erf) {
     return in_opmath<T>([](M v) { return std::erf(v); });
   } else if constexpr (kind == kInt && (op == UnaryOp::Floor || op == UnaryOp::Ceil || op == UnaryOp::Round ||
