@@ -4,10 +4,21 @@
 
 namespace npu::ops {
 
+const PrivateFormatArgs::Scratch& PrivateFormatArgs::scratch_for(const at::Tensor& arg) {
+  const c10::StorageImpl* storage = arg.storage().unsafeGetStorageImpl();
+  for (const Scratch& s : scratches_) {
+    if (s.storage == storage) return s;
+  }
+  const at::Tensor whole = whole_storage(arg);
+  return scratches_.emplace_back(Scratch{storage, whole, to_base_format(whole)});
+}
+
 const at::Tensor& PrivateFormatArgs::substitute(const at::Tensor& arg) {
   if (!arg.defined() || !has_private_format(arg)) return arg;
-  copies_.emplace_back(arg, to_base_format(arg));
-  return copies_.back().second;
+  const Scratch& scratch = scratch_for(arg);
+  if (covers_storage(arg, storage_desc(arg))) return scratch.base;
+  // A view: the same sizes, strides and offset over the base-format copy.
+  return views_.emplace_back(scratch.base.as_strided(arg.sizes(), arg.strides(), arg.storage_offset()));
 }
 
 at::ITensorListRef PrivateFormatArgs::substitute(const at::ITensorListRef& list) {
@@ -21,8 +32,8 @@ at::ITensorListRef PrivateFormatArgs::substitute(const at::ITensorListRef& list)
 
 PrivateFormatArgs::~PrivateFormatArgs() noexcept(false) {
   if (std::uncaught_exceptions() > 0) return;  // the op failed: nothing to lay back
-  for (const auto& [original, base] : copies_) {
-    NPU_RUN_RAW(aclnnNpuFormatCast, base, original);
+  for (const Scratch& s : scratches_) {
+    NPU_RUN_RAW(aclnnNpuFormatCast, s.base, s.whole);
   }
 }
 
