@@ -3,10 +3,13 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/strides.h>
 
+#include "acl/acl_rt.h"
 #include "device_model/storage_desc.h"
 #include "dispatch/format/storage_format.h"
 #include "dispatch/ops/factory.h"
 #include "dispatch/ops/op_runner.h"
+#include "dispatch/runtime/acl_check.h"
+#include "dispatch/runtime/npu_stream.h"
 
 namespace npu {
 
@@ -136,7 +139,40 @@ at::Tensor to_base_format(const at::Tensor& t) {
   return base.as_strided(t.sizes(), t.strides(), t.storage_offset());
 }
 
+namespace {
+
+// A byte tensor that is exactly its storage's bytes (how PyTorch copies
+// storages, e.g. for copy.deepcopy: storage.copy_ over uint8 tensors).
+bool is_storage_bytes(const at::Tensor& t) {
+  return t.scalar_type() == at::kByte && t.dim() == 1 && t.storage_offset() == 0 && t.stride(0) == 1 &&
+         static_cast<size_t>(t.numel()) == t.storage().nbytes();
+}
+
+// A storage-to-storage copy from a private-format storage into one without
+// a private format: the physical bytes move unchanged and the destination
+// storage takes the source's descriptor, so it holds the same tensor.
+bool is_storage_copy(const at::Tensor& dst, const at::Tensor& src) {
+  return has_private_format(src) && !has_private_format(dst) && dst.device() == src.device() &&
+         is_storage_bytes(src) && is_storage_bytes(dst) && dst.numel() == src.numel();
+}
+
+void copy_storage(const at::Tensor& dst, const at::Tensor& src) {
+  c10::DeviceGuard guard(dst.device());
+  const size_t bytes = src.storage().nbytes();
+  if (bytes > 0) {
+    NPU_CHECK(aclrtMemcpyAsync, dst.storage().mutable_data(), bytes, src.storage().data(), bytes,
+              ACL_MEMCPY_DEVICE_TO_DEVICE, current_acl_stream());
+  }
+  set_storage_desc(dst, storage_desc(src));
+}
+
+}  // namespace
+
 void copy_with_formats(const at::Tensor& dst, const at::Tensor& src) {
+  if (is_storage_copy(dst, src)) {
+    copy_storage(dst, src);
+    return;
+  }
   const at::Tensor base_src = to_base_format(src);
   if (!has_private_format(dst)) {
     NPU_RUN_RAW(aclnnInplaceCopy, dst, base_src);

@@ -267,3 +267,23 @@ def test_linear_with_an_nz_weight_trains_like_cpu_and_keeps_its_format(optimizer
         assert torch.allclose(model.weight.detach().cpu(), cpu_model.weight.detach(), rtol=1e-5, atol=1e-6)
         assert torch.allclose(model.bias.detach().cpu(), cpu_model.bias.detach(), rtol=1e-5, atol=1e-6)
     assert torch.equal(npu_emu.storage_data(model.weight), nz_reference(model.weight.detach().cpu()))
+
+
+@pytest.mark.parametrize("shape,fmt", [((33, 20), 29), ((2, 19, 5, 3), 3), ((20, 6, 3, 3), 4)])
+def test_deepcopy_keeps_the_format_values_and_bytes(shape, fmt):
+    cpu = make_tensor(shape, torch.float32)
+    x = torch_npu.npu_format_cast(cpu.npu(), fmt)
+    c = copy.deepcopy(x)
+    assert torch_npu.get_npu_format(c) == fmt
+    assert npu_emu.storage_desc(c) == npu_emu.storage_desc(x)
+    assert torch.equal(npu_emu.storage_data(c), npu_emu.storage_data(x))
+    assert torch.equal(c.cpu(), cpu)
+    c.mul_(2)  # a copy, not an alias
+    assert torch.equal(x.cpu(), cpu) and torch.equal(c.cpu(), cpu * 2)
+    module = torch.nn.Linear(20, 33).npu()
+    torch_npu.npu_format_cast_(module.weight.data, 29)
+    clone = copy.deepcopy(module)
+    assert torch_npu.get_npu_format(clone.weight) == 29
+    assert torch.equal(clone.weight.detach().cpu(), module.weight.detach().cpu())
+
+
