@@ -287,3 +287,38 @@ def test_deepcopy_keeps_the_format_values_and_bytes(shape, fmt):
     assert torch.equal(clone.weight.detach().cpu(), module.weight.detach().cpu())
 
 
+COLUMN_VIEWS = {
+    "first column": lambda a: a[:, :1],
+    "inner column": lambda a: a[:, 2:3],
+    "column of a transpose": lambda a: a.t().contiguous().t()[:, :1],
+    "inner column of a transpose": lambda a: a.t().contiguous().t()[:, 3:4],
+    "column of a transposed view": lambda a: a.view(13, 12).t()[:, 5:6],
+    "batched column": lambda a: a.view(3, 13, 4)[:, :, 1:2],
+}
+
+
+# Where the [N, 4] tensor lives: a plain tensor, a storage described as 4-D
+# NCHW (a conv-shaped [N, 4, 1, 1] that went through a cast), an NZ storage.
+COLUMN_SOURCES = {
+    "plain": lambda c: c.npu(),
+    "NCHW storage": lambda c: torch_npu.npu_format_cast(
+        torch_npu.npu_format_cast(c.view(-1, 4, 1, 1).npu(), 3), 0).view(c.shape),
+    "NZ storage": lambda c: torch_npu.npu_format_cast(c.npu(), 29),
+}
+
+
+@pytest.mark.parametrize("source", COLUMN_SOURCES.values(), ids=COLUMN_SOURCES.keys())
+@pytest.mark.parametrize("view", COLUMN_VIEWS.values(), ids=COLUMN_VIEWS.keys())
+def test_nz_cast_of_a_column_view(view, source):
+    cpu = make_tensor((39, 4), torch.float32)
+    x = source(cpu)
+    fmt, desc, data = torch_npu.get_npu_format(x), npu_emu.storage_desc(x), npu_emu.storage_data(x)
+    y = torch_npu.npu_format_cast(view(x), 29)
+    expected = view(cpu)
+    assert torch_npu.get_npu_format(y) == 29 and y.shape == expected.shape
+    assert torch.equal(npu_emu.storage_data(y), nz_reference(expected))
+    assert torch.equal(y.cpu(), expected)
+    assert torch.equal(torch_npu.npu_format_cast(y, 2).cpu(), expected)
+    # The source is untouched.
+    assert torch_npu.get_npu_format(x) == fmt and npu_emu.storage_desc(x) == desc
+    assert torch.equal(npu_emu.storage_data(x), data) and torch.equal(x.cpu(), cpu)
