@@ -322,3 +322,26 @@ def test_nz_cast_of_a_column_view(view, source):
     # The source is untouched.
     assert torch_npu.get_npu_format(x) == fmt and npu_emu.storage_desc(x) == desc
     assert torch.equal(npu_emu.storage_data(x), data) and torch.equal(x.cpu(), cpu)
+
+
+@pytest.mark.parametrize("shape,fmt", [((2, 19, 5, 3), 3), ((20, 6, 3, 3), 4)], ids=["NC1HWC0", "FRACTAL_Z"])
+def test_in_place_ops_on_views_of_4d_private_storages(shape, fmt):
+    cpu = make_tensor(shape, torch.float32)
+    x = torch_npu.npu_format_cast(cpu.npu(), fmt)
+    desc = npu_emu.storage_desc(x)
+    for op in (lambda a: a[:, 2:17:3].mul_(-2), lambda a: a.permute(0, 2, 3, 1)[..., 4].fill_(5),
+               lambda a: a[1].add_(a[0]), lambda a: a.transpose(1, 2).hypot_(a.transpose(1, 2))):
+        op(x)
+        op(cpu)
+        assert_storage_is(x, fmt, desc, cpu)
+        assert torch.allclose(x.cpu(), cpu, rtol=1e-6, atol=1e-6)
+
+
+def test_dtype_views_of_a_private_storage():
+    cpu = make_tensor((33, 20), torch.float32)
+    x = torch_npu.npu_format_cast(cpu.npu(), 29)
+    assert torch.equal(x.view(torch.int32).cpu(), cpu.view(torch.int32))  # same element size: same layout
+    assert torch.equal((x.view(torch.int32) ^ 1).cpu(), cpu.view(torch.int32) ^ 1)
+    with pytest.raises(RuntimeError, match=r"FRACTAL_NZ \(29\).*element size.*npu_format_cast\(t, 2\)"):
+        x.view(torch.int16).cpu()
+    assert torch_npu.get_npu_format(x) == 29 and torch.equal(x.cpu(), cpu)
