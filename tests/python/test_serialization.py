@@ -170,7 +170,7 @@ def test_malformed_format_metadata_is_a_clear_error():
 # Base formats: a fresh tensor gets its format from its rank (4-D NCHW, 5-D
 # NCDHW, else ND); any other base label must survive save/load as well.
 BASE_CASES = [((2, 3, 4, 5), 2), ((2, 3, 4, 5), 0), ((2, 3, 4, 5), 1), ((2, 3, 4, 5, 6), 30), ((2, 3, 4, 5, 6), 2),
-              ((3, 4), 2), ((7,), 2)]
+              ((3, 4), 2), ((7,), 2), ((3, 4), 35), ((3, 4, 5), 47)]
 
 
 @pytest.mark.parametrize("shape,fmt", BASE_CASES, ids=[f"{len(s)}d-{f}" for s, f in BASE_CASES])
