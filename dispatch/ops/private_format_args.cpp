@@ -16,9 +16,13 @@ const PrivateFormatArgs::Scratch& PrivateFormatArgs::scratch_for(const at::Tenso
 const at::Tensor& PrivateFormatArgs::substitute(const at::Tensor& arg) {
   if (!arg.defined() || !has_private_format(arg)) return arg;
   const Scratch& scratch = scratch_for(arg);
-  if (covers_storage(arg, storage_desc(arg))) return scratch.base;
-  // A view: the same sizes, strides and offset over the base-format copy.
-  return views_.emplace_back(scratch.base.as_strided(arg.sizes(), arg.strides(), arg.storage_offset()));
+  const bool same_dtype = arg.scalar_type() == scratch.base.scalar_type();
+  if (same_dtype && covers_storage(arg, storage_desc(arg))) return scratch.base;
+  // A view: the same sizes, strides and offset over the base-format copy
+  // (read as the argument's dtype when it is a dtype view of the storage).
+  // whole_storage(arg) refuses a dtype whose element size differs from the storage's.
+  const at::Tensor base = same_dtype ? scratch.base : scratch.base.view(whole_storage(arg).scalar_type());
+  return views_.emplace_back(base.as_strided(arg.sizes(), arg.strides(), arg.storage_offset()));
 }
 
 at::ITensorListRef PrivateFormatArgs::substitute(const at::ITensorListRef& list) {

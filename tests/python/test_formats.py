@@ -342,6 +342,8 @@ def test_dtype_views_of_a_private_storage():
     x = torch_npu.npu_format_cast(cpu.npu(), 29)
     assert torch.equal(x.view(torch.int32).cpu(), cpu.view(torch.int32))  # same element size: same layout
     assert torch.equal((x.view(torch.int32) ^ 1).cpu(), cpu.view(torch.int32) ^ 1)
+    # A dtype view as an operand of a native op, next to the storage read as float.
+    assert torch.equal(torch.where(x > 0, x.view(torch.int32), 7).cpu(), torch.where(cpu > 0, cpu.view(torch.int32), 7))
     with pytest.raises(RuntimeError, match=r"FRACTAL_NZ \(29\).*element size.*npu_format_cast\(t, 2\)"):
         x.view(torch.int16).cpu()
     assert torch_npu.get_npu_format(x) == 29 and torch.equal(x.cpu(), cpu)
