@@ -121,8 +121,9 @@ at::Tensor whole_storage(const at::Tensor& t) {
   const model::StorageDesc d = storage_desc(t);
   // A dtype view of the same element size (float32 as int32) has the same
   // layout: C0 depends on the element size only.
-  TORCH_CHECK(static_cast<std::size_t>(t.element_size()) == model::itemsize(d.dtype), "a ", t.scalar_type(), " view of an npu storage of ",
-              model::dtype_name(d.dtype), " elements in the private format ", model::format_label(d.npu_format),
+  TORCH_CHECK(static_cast<std::size_t>(t.element_size()) == model::itemsize(d.dtype), "a ", t.scalar_type(),
+              " view of an npu storage of ", model::dtype_name(d.dtype), " elements in the private format ",
+              model::format_label(d.npu_format),
               " cannot be read: its element size differs; cast the tensor to its base format first "
               "(torch_npu.npu_format_cast(t, ", static_cast<int>(d.origin_format), ")), then view it");
   auto whole = at::detail::make_tensor<c10::TensorImpl>(c10::Storage(t.storage()),
