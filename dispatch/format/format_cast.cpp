@@ -3,10 +3,13 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/strides.h>
 
+#include "acl/acl_rt.h"
 #include "device_model/storage_desc.h"
 #include "dispatch/format/storage_format.h"
 #include "dispatch/ops/factory.h"
 #include "dispatch/ops/op_runner.h"
+#include "dispatch/runtime/acl_check.h"
+#include "dispatch/runtime/npu_stream.h"
 
 namespace npu {
 
@@ -65,15 +68,20 @@ at::Tensor format_cast(const at::Tensor& t, model::Format format, std::optional<
     model::check_format_fits(target, t.sizes().vec(), to_model_dtype(t.scalar_type()));
     return 0;
   });
-  const model::StorageDesc src = storage_desc(t);
-  if (src.npu_format == target) return t;
+  const model::StorageDesc src_desc = storage_desc(t);
+  // A view of a private storage is not laid out in that format by itself:
+  // it is cast from its base-format values.
+  const bool private_view = model::is_private_format(src_desc.npu_format) && !covers_storage(t, src_desc);
+  const at::Tensor src = private_view ? to_base_format(t) : t;
+  const model::Format src_format = private_view ? src_desc.origin_format : src_desc.npu_format;
+  if (src_format == target && !private_view) return t;
   c10::DeviceGuard guard(t.device());
   at::Tensor dst = empty_with_format(t.sizes(), t.scalar_type(), t.device(), target);
-  if (!model::is_private_format(target) && !model::is_private_format(src.npu_format)) {
+  if (!model::is_private_format(target) && !model::is_private_format(src_format)) {
     // Base to base: the bytes are the same, only the label differs.
-    NPU_RUN_RAW(aclnnInplaceCopy, dst, t);
+    NPU_RUN_RAW(aclnnInplaceCopy, dst, src);
   } else {
-    NPU_RUN_RAW(aclnnNpuFormatCast, t, dst);
+    NPU_RUN_RAW(aclnnNpuFormatCast, src, dst);
   }
   return dst;
 }
@@ -88,8 +96,11 @@ void format_cast_(const at::Tensor& t, model::Format format) {
     set_storage_desc(t, relabeled);
     return;
   }
-  TORCH_CHECK(t.storage_offset() == 0 && t.is_contiguous() &&
-                  static_cast<size_t>(t.numel()) * t.element_size() <= t.storage().nbytes(),
+  const bool whole = model::is_private_format(src.npu_format)
+                         ? covers_storage(t, src)
+                         : t.storage_offset() == 0 && t.is_contiguous() &&
+                               static_cast<size_t>(t.numel()) * t.element_size() <= t.storage().nbytes();
+  TORCH_CHECK(whole,
               "npu_format_cast_: an in-place cast needs a tensor that is its whole contiguous storage, got shape ",
               shape_text(t.sizes()), " with strides ", t.strides(), " and offset ", t.storage_offset());
   const at::Tensor converted = format_cast(t, target);
@@ -102,22 +113,89 @@ void format_cast_(const at::Tensor& t, model::Format format) {
   set_storage_desc(t, storage_desc(converted));
 }
 
-at::Tensor to_base_format(const at::Tensor& t) {
-  if (!has_private_format(t)) return t;
-  return format_cast(t, storage_desc(t).origin_format);
+bool covers_storage(const at::Tensor& t, const model::StorageDesc& d) {
+  return t.storage_offset() == 0 && t.sizes().equals(d.base_sizes) && t.is_contiguous();
 }
 
+at::Tensor whole_storage(const at::Tensor& t) {
+  const model::StorageDesc d = storage_desc(t);
+  // A dtype view of the same element size (float32 as int32) has the same
+  // layout: C0 depends on the element size only.
+  TORCH_CHECK(static_cast<std::size_t>(t.element_size()) == model::itemsize(d.dtype), "a ", t.scalar_type(),
+              " view of an npu storage of ", model::dtype_name(d.dtype), " elements in the private format ",
+              model::format_label(d.npu_format),
+              " cannot be read: its element size differs; cast the tensor to its base format first "
+              "(torch_npu.npu_format_cast(t, ", static_cast<int>(d.origin_format), ")), then view it");
+  auto whole = at::detail::make_tensor<c10::TensorImpl>(c10::Storage(t.storage()),
+                                                        c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), t.dtype());
+  whole.unsafeGetTensorImpl()->set_sizes_contiguous(d.base_sizes);
+  return whole;
+}
+
+at::Tensor to_base_format(const at::Tensor& t) {
+  if (!has_private_format(t)) return t;
+  const model::StorageDesc d = storage_desc(t);
+  if (covers_storage(t, d)) return format_cast(t, d.origin_format);
+  // The view's sizes, strides and offset address the logical base layout of
+  // the storage: take the same view of a base-format copy of all of it.
+  const at::Tensor base = format_cast(whole_storage(t), d.origin_format);
+  return base.as_strided(t.sizes(), t.strides(), t.storage_offset());
+}
+
+namespace {
+
+// A byte tensor that is exactly its storage's bytes (how PyTorch copies
+// storages, e.g. for copy.deepcopy: storage.copy_ over uint8 tensors).
+bool is_storage_bytes(const at::Tensor& t) {
+  return t.scalar_type() == at::kByte && t.dim() == 1 && t.storage_offset() == 0 && t.stride(0) == 1 &&
+         static_cast<size_t>(t.numel()) == t.storage().nbytes();
+}
+
+// A storage-to-storage copy from a private-format storage into one without
+// a private format: the physical bytes move unchanged and the destination
+// storage takes the source's descriptor, so it holds the same tensor.
+bool is_storage_copy(const at::Tensor& dst, const at::Tensor& src) {
+  return has_private_format(src) && !has_private_format(dst) && dst.device() == src.device() &&
+         is_storage_bytes(src) && is_storage_bytes(dst) && dst.numel() == src.numel();
+}
+
+void copy_storage(const at::Tensor& dst, const at::Tensor& src) {
+  c10::DeviceGuard guard(dst.device());
+  const size_t bytes = src.storage().nbytes();
+  if (bytes > 0) {
+    NPU_CHECK(aclrtMemcpyAsync, dst.storage().mutable_data(), bytes, src.storage().data(), bytes,
+              ACL_MEMCPY_DEVICE_TO_DEVICE, current_acl_stream());
+  }
+  set_storage_desc(dst, storage_desc(src));
+}
+
+}  // namespace
+
 void copy_with_formats(const at::Tensor& dst, const at::Tensor& src) {
+  if (is_storage_copy(dst, src)) {
+    copy_storage(dst, src);
+    return;
+  }
   const at::Tensor base_src = to_base_format(src);
   if (!has_private_format(dst)) {
     NPU_RUN_RAW(aclnnInplaceCopy, dst, base_src);
     return;
   }
-  // Into a private destination: the values in dst's dtype and shape, dense,
-  // then laid out in dst's format directly into its storage.
-  at::Tensor dense = ops::empty_npu(dst.sizes(), dst.scalar_type(), dst.device());
-  NPU_RUN_RAW(aclnnInplaceCopy, dense, base_src);
-  NPU_RUN_RAW(aclnnNpuFormatCast, dense, dst);
+  const model::StorageDesc d = storage_desc(dst);
+  if (covers_storage(dst, d)) {
+    // Into a private destination: the values in dst's dtype and shape,
+    // dense, then laid out in dst's format directly into its storage.
+    at::Tensor dense = ops::empty_npu(dst.sizes(), dst.scalar_type(), dst.device());
+    NPU_RUN_RAW(aclnnInplaceCopy, dense, base_src);
+    NPU_RUN_RAW(aclnnNpuFormatCast, dense, dst);
+    return;
+  }
+  // Into a view of a private storage: the whole storage in its base format,
+  // the view written there, then all of it laid back in the storage's format.
+  const at::Tensor whole = whole_storage(dst);
+  const at::Tensor base = format_cast(whole, d.origin_format);
+  NPU_RUN_RAW(aclnnInplaceCopy, base.as_strided(dst.sizes(), dst.strides(), dst.storage_offset()), base_src);
+  NPU_RUN_RAW(aclnnNpuFormatCast, base, whole);
 }
 
 }  // namespace npu

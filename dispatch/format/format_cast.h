@@ -9,6 +9,7 @@
 #include <ATen/Tensor.h>
 
 #include "device_model/format.h"
+#include "device_model/storage_desc.h"
 
 namespace npu {
 
@@ -28,10 +29,23 @@ at::Tensor format_cast(const at::Tensor& t, model::Format format,
 // sees the new format. `t` must cover its whole storage.
 void format_cast_(const at::Tensor& t, model::Format format);
 
-// `t` if its storage is in a base format, else a base-format copy.
+// True when `t` is exactly the logical tensor its storage descriptor `d`
+// describes (its base sizes, contiguous, offset 0) rather than a view of it.
+bool covers_storage(const at::Tensor& t, const model::StorageDesc& d);
+
+// A tensor of `t`'s dtype over `t`'s whole storage, with the base sizes of
+// the storage's descriptor: the tensor a view of a private storage views.
+at::Tensor whole_storage(const at::Tensor& t);
+
+// `t` if its storage is in a base format, else its values in the base
+// format, in new memory: `t`'s storage is never touched. A view of a
+// private-format storage comes back as the same view of a base-format copy
+// of the whole storage.
 at::Tensor to_base_format(const at::Tensor& t);
 
-// dst <- src where either is in a private format (same device).
+// dst <- src where either is in a private format (same device). A view of a
+// private-format dst is written through a base-format copy of its storage
+// that is then laid back in the storage's own format.
 void copy_with_formats(const at::Tensor& dst, const at::Tensor& src);
 
 }  // namespace npu

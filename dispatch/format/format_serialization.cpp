@@ -1,5 +1,6 @@
 // The storage format as serialization metadata: torch.save records a private
-// format as the key "npu_format_<id>" of the tensor's backend metadata, and
+// format (or a base format the rank would not give) as the key
+// "npu_format_<id>" of the tensor's backend metadata, and
 // torch.load re-lays the loaded (base-format) tensor in that format. The bytes
 // written are always base-format ones (python/npu_emu/serialization.py
 // converts before pickling), so a checkpoint loads anywhere, CPU included;
@@ -20,9 +21,21 @@ constexpr const char* kFormatKey = "npu_format_";
 
 using Metadata = std::unordered_map<std::string, bool>;
 
+// Recorded whenever a fresh tensor of the loaded shape would not get the
+// format back by itself: every private format, and a base format other than
+// the one guessed from the rank (a 4-D tensor relabelled ND or NHWC,
+// a 5-D one ND), so that save/load keeps every format exactly.
+// A view of a private storage (not laid out in that format by itself) and a
+// base label its rank cannot carry are saved as plain base-format values.
 void describe_format(const at::Tensor& t, Metadata& metadata) {
-  if (!has_private_format(t)) return;
-  metadata[kFormatKey + std::to_string(static_cast<int>(storage_desc(t).npu_format))] = true;
+  const model::StorageDesc desc = storage_desc(t);
+  const model::Format format = desc.npu_format;
+  if (model::is_private_format(format)) {
+    if (!covers_storage(t, desc)) return;
+  } else if (format == model::guess_base_format(t.dim()) || !model::rank_allowed(format, t.dim())) {
+    return;
+  }
+  metadata[kFormatKey + std::to_string(static_cast<int>(format))] = true;
 }
 
 void restore_format(const at::Tensor& t, Metadata& metadata) {

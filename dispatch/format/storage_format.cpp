@@ -83,6 +83,12 @@ StorageShapeRef::StorageShapeRef(const at::Tensor& t) {
   if (const NpuStorageImpl* s = npu_storage(t); s != nullptr && s->has_desc) {
     desc_ = &s->desc;
     format_ = s->desc.npu_format;
+    // A base format is only a label of the row-major data; a view of another
+    // rank (a 2-D view of an NCHW storage) is labelled by its own rank, as a
+    // fresh tensor would be, so that kernels checking the label accept it.
+    if (!model::is_private_format(format_) && !model::rank_allowed(format_, t.dim())) {
+      format_ = model::guess_base_format(t.dim());
+    }
     return;
   }
   format_ = model::guess_base_format(t.dim());

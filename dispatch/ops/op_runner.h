@@ -72,8 +72,10 @@ void run_aclnn_raw(const char* name, const char* prepare_name, Prepare prepare, 
 std::vector<int64_t> synchronized_view_shape(const AclTensor& t);
 
 // Kernels see logical strided layouts: a tensor argument whose storage is in
-// a private format takes part as a base-format copy, which is laid back into
-// the private storage afterwards (it may have been the op's output).
+// a private format takes part as the same view of a base-format scratch copy
+// of its whole storage. Afterwards each scratch storage is laid back into its
+// private storage, in that storage's own format (the argument may have been
+// the op's output); the storage's format and descriptor never change.
 class PrivateFormatArgs {
  public:
   template <class T>
@@ -86,9 +88,18 @@ class PrivateFormatArgs {
   ~PrivateFormatArgs() noexcept(false);  // lays the copies back
 
  private:
-  // (private original, base copy); a list keeps handed-out references valid
-  // and, unlike a deque, allocates nothing while empty (the common case).
-  std::list<std::pair<at::Tensor, at::Tensor>> copies_;
+  // One scratch per private storage, however many arguments view it, so
+  // that an input aliasing the output cannot lay stale values back over it.
+  struct Scratch {
+    const c10::StorageImpl* storage;
+    at::Tensor whole;  // the private storage, as its logical base tensor
+    at::Tensor base;   // its values in the base format
+  };
+  const Scratch& scratch_for(const at::Tensor& arg);
+  // Lists keep handed-out references valid and, unlike a deque, allocate
+  // nothing while empty (the common case).
+  std::list<Scratch> scratches_;
+  std::list<at::Tensor> views_;
   std::list<std::vector<at::Tensor>> lists_;
 };
 

@@ -1,5 +1,6 @@
 // View and metadata ops for npu: they only rewrite sizes/strides/storage
-// references, never touch data, so PyTorch's generic implementations apply.
+// references, never touch data (whatever the storage's format), so
+// PyTorch's generic implementations apply.
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/alias_native.h>
@@ -20,37 +21,19 @@ namespace npu::ops {
 
 namespace {
 
-// A view that changes sizes, strides or offset cannot address a private
-// layout: the storage goes back to its base format first (as torch_npu does).
-void to_base_for_view(const at::Tensor& self) {
-  TORCH_WARN("a view of an npu tensor in the private format ", model::format_label(storage_desc(self).npu_format),
-             " converts its storage to the base format first");
-  format_cast_(self, storage_desc(self).origin_format);
-}
-
-void base_format_for_view(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride, int64_t offset) {
-  if (!has_private_format(self)) return;
-  if (size.equals(self.sizes()) && stride.equals(self.strides()) && offset == self.storage_offset()) return;
-  to_base_for_view(self);
-}
-
+// Views of a private-format tensor only rewrite sizes, strides and offset:
+// the view shares the storage and its descriptor, and its indices address
+// the storage's logical base layout. The storage keeps its format; an op
+// that reads or writes the view goes through a base-format copy of the
+// storage (PrivateFormatArgs, to_base_format, copy_with_formats).
 at::Tensor as_strided(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride,
                       std::optional<int64_t> offset) {
-  base_format_for_view(self, size, stride, offset.value_or(self.storage_offset()));
   return at::native::as_strided_tensorimpl(self, size, stride, offset);
 }
 
-at::Tensor view(const at::Tensor& self, at::IntArrayRef size) {
-  if (has_private_format(self) && !size.equals(self.sizes())) to_base_for_view(self);
-  return at::native::view(self, size);
-}
-
-at::Tensor reshape_alias(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride) {
-  base_format_for_view(self, size, stride, self.storage_offset());
-  return at::native::_reshape_alias(self, size, stride);
-}
-
-// clone keeps a private format; base-format tensors clone as on any device.
+// clone keeps a private format; base-format tensors, and views of a
+// private-format storage (which are not laid out in it), clone as on any
+// device, from their base-format values.
 // A conjugate or negative view is cloned as its plain data, then conjugated
 // or negated for real: PyTorch's conjugate/negative fallback resolves such
 // views by cloning them, and a clone that copied them through _copy_from
@@ -59,6 +42,7 @@ at::Tensor clone(const at::Tensor& self, std::optional<at::MemoryFormat> memory_
   if (self.is_conj()) return at::conj_physical(at::clone(self.conj(), memory_format));
   if (self.is_neg()) return at::neg(at::clone(self._neg_view(), memory_format));
   if (!has_private_format(self)) return at::native::clone(self, memory_format);
+  if (!covers_storage(self, storage_desc(self))) return at::native::clone(to_base_format(self), memory_format);
   at::Tensor out = empty_with_format(self.sizes(), self.scalar_type(), self.device(), storage_desc(self).npu_format);
   copy_with_formats(out, self);
   return out;
@@ -106,8 +90,8 @@ at::Tensor& set_empty_(at::Tensor& self) {
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("as_strided", TORCH_FN(as_strided));
-  m.impl("view", TORCH_FN(view));
-  m.impl("_reshape_alias", TORCH_FN(reshape_alias));
+  m.impl("view", TORCH_FN(at::native::view));
+  m.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
   m.impl("clone", TORCH_FN(clone));
   m.impl("unfold", TORCH_FN(at::native::unfold));
   m.impl("view_as_real", TORCH_FN(at::native::view_as_real));

@@ -1,6 +1,8 @@
 """Private formats through the torch_npu API: layouts bit-exact against an
 index map written from FORMATS.md, and torch_npu's rules."""
 
+import copy
+
 import pytest
 import torch
 import torch_npu
@@ -67,9 +69,8 @@ def test_rules_clone_views_copies_and_relabel():
     h = torch_npu.npu_format_cast(torch.zeros(2, 17, 5, 5).npu(), 3)
     h.copy_(x)  # H2D keeps the destination's format
     assert torch_npu.get_npu_format(h) == 3 and torch.equal(h.cpu(), x)
-    with pytest.warns(UserWarning, match="converts its storage to the base format"):
-        v = y.view(2, -1)
-    assert torch_npu.get_npu_format(y) == 0 and torch.equal(v.cpu(), x.view(2, -1))
+    v = y.view(2, -1)  # a view shares the storage and never re-lays it
+    assert torch_npu.get_npu_format(y) == 3 and torch.equal(v.cpu(), x.view(2, -1))
     nd = torch.randn(2, 3, 4, 5).npu()
     assert torch_npu.get_npu_format(nd) == 0  # guessed from the rank
     assert torch_npu.get_npu_format(torch.randn(3, 4).npu()) == 2
@@ -115,3 +116,234 @@ def test_bad_input_is_a_clear_error():
     with pytest.raises(RuntimeError, match="expects an npu tensor.*shape"):
         torch_npu.npu_format_cast(torch.randn(2, 3), 29)
     assert torch_npu.get_npu_format(torch.ones(2, 2).npu()) == 2  # still working
+
+
+def fractal_z_reference(x: torch.Tensor) -> torch.Tensor:
+    """FORMATS.md: off = (((c/16)*H + h)*W + w)*(N1*16*16) + n*16 + c%16, zero padded."""
+    n, c, h, w = x.shape
+    c1, n1 = cdiv(c, 16), cdiv(n, 16)
+    padded = torch.zeros(n1 * 16, c1 * 16, h, w, dtype=x.dtype)
+    padded[:n, :c] = x
+    # [N1*16, C1, 16(c0), H, W] -> [C1, H, W, N1*16, c0]
+    return padded.reshape(n1 * 16, c1, 16, h, w).permute(1, 3, 4, 0, 2).reshape(c1 * h * w, n1, 16, 16)
+
+
+def layout_reference(x: torch.Tensor, fmt: int) -> torch.Tensor:
+    """The physical storage FORMATS.md gives `x` (CPU, logical values) in `fmt`."""
+    return {29: nz_reference, 3: nc1hwc0_reference, 4: fractal_z_reference}[fmt](x)
+
+
+def assert_storage_is(t: torch.Tensor, fmt: int, desc, expected: torch.Tensor) -> None:
+    """`t`'s storage: still `fmt` with descriptor `desc`, laid out as `expected`'s values are in `fmt`."""
+    assert torch_npu.get_npu_format(t) == fmt
+    assert npu_emu.storage_desc(t) == desc
+    assert torch.equal(npu_emu.storage_data(t), layout_reference(expected, fmt))
+
+
+# Views of a private-format tensor share its storage; reading one (natively,
+# through a copy, or through the CPU fallback) works on a base-format copy and
+# never rewrites the storage: format, descriptor and bytes stay as they were.
+VIEWS_2D = {
+    "t": lambda a: a.t(),
+    "permute": lambda a: a.permute(1, 0),
+    "transpose": lambda a: a.transpose(0, 1),
+    "view": lambda a: a.view(-1),
+    "slice": lambda a: a[3:30, 2:19:3],
+    "select": lambda a: a[5],
+    "unsqueeze": lambda a: a.unsqueeze(0)[:, ::2],
+}
+VIEWS_4D = {
+    "permute": lambda a: a.permute(0, 2, 3, 1),
+    "transpose": lambda a: a.transpose(1, 3),
+    "mT": lambda a: a.mT,
+    "view": lambda a: a.view(a.shape[0], -1),
+    "slice": lambda a: a[1:, 2:17:2, :, 1:],
+    "select": lambda a: a[:, 3],
+}
+VIEW_CASES = [((33, 20), 29, name, f) for name, f in VIEWS_2D.items()] + [
+    (shape, fmt, name, f) for shape, fmt in [((2, 19, 5, 3), 3), ((20, 6, 3, 3), 4)] for name, f in VIEWS_4D.items()
+]
+
+
+@pytest.mark.parametrize("shape,fmt,name,view", VIEW_CASES, ids=[f"{c[1]}-{c[2]}" for c in VIEW_CASES])
+def test_reading_a_view_leaves_the_private_storage_alone(shape, fmt, name, view):
+    cpu = make_tensor(shape, torch.float32)
+    x = torch_npu.npu_format_cast(cpu.npu(), fmt)
+    desc = npu_emu.storage_desc(x)
+    v = view(x)
+    assert_storage_is(x, fmt, desc, cpu)
+    expected = view(cpu)
+    reads = {
+        "cpu": lambda t: t.cpu(),
+        "native op": lambda t: (t * 2 + 1).cpu(),
+        "reduction": lambda t: t.sum(0).cpu(),
+        "contiguous": lambda t: t.contiguous().cpu(),
+        "fallback": lambda t: t.atan().cpu(),
+    }
+    for what, read in reads.items():
+        assert torch.allclose(read(v), read(expected), rtol=1e-6, atol=1e-5), what
+        assert_storage_is(x, fmt, desc, cpu)
+    assert torch.equal(torch_npu.npu_format_cast(v, 2).cpu(), expected)
+    assert_storage_is(x, fmt, desc, cpu)
+
+
+def test_ops_never_change_their_inputs_format():
+    cpu = make_tensor((33, 20), torch.float32)
+    x = torch_npu.npu_format_cast(cpu.npu(), 29)
+    desc = npu_emu.storage_desc(x)
+    other = make_tensor((20, 33), torch.float32, seed=1)
+    results = [x + x, x.t() * other.npu(), torch.cat([x, x.t().t()]), x.t().mm(x), x.clone(), x.abs().max()]
+    expected = [cpu + cpu, cpu.t() * other, torch.cat([cpu, cpu]), cpu.t().mm(cpu), cpu, cpu.abs().max()]
+    for got, want in zip(results, expected):
+        assert torch.allclose(got.cpu(), want, rtol=1e-5, atol=1e-4)
+    assert_storage_is(x, 29, desc, cpu)
+
+
+IN_PLACE = {
+    "add_": lambda a, b: a.add_(b, alpha=0.5),
+    "mul_": lambda a, b: a.mul_(2.5),
+    "addcdiv_": lambda a, b: a.addcdiv_(b, b.abs() + 1, value=-0.25),
+    "clamp_": lambda a, b: a.clamp_(-3, 4),
+    "copy_": lambda a, b: a.copy_(b),
+    "zero_": lambda a, b: a.zero_(),
+    "slice mul_": lambda a, b: a[2:9].mul_(-3),
+    "transposed add_": lambda a, b: a.t().add_(b.t()),
+    "column fill_": lambda a, b: a[:, 4].fill_(7),
+    "lerp_ on a view": lambda a, b: a[::2].lerp_(b[::2], 0.3),
+    "fallback on a view": lambda a, b: a[1::3].hypot_(b[1::3]),
+    "foreach": lambda a, b: torch._foreach_mul_([a], 1.5),
+}
+
+
+@pytest.mark.parametrize("op", IN_PLACE.values(), ids=IN_PLACE.keys())
+def test_in_place_ops_write_back_in_the_private_format(op):
+    a_cpu = make_tensor((33, 20), torch.float32)
+    b_cpu = make_tensor((33, 20), torch.float32, seed=1)
+    a = torch_npu.npu_format_cast(a_cpu.npu(), 29)
+    desc = npu_emu.storage_desc(a)
+    op(a, b_cpu.npu())
+    op(a_cpu, b_cpu)
+    assert torch_npu.get_npu_format(a) == 29 and npu_emu.storage_desc(a) == desc
+    assert torch.allclose(a.cpu(), a_cpu, rtol=1e-6, atol=1e-6)
+    assert torch.equal(npu_emu.storage_data(a), nz_reference(a.cpu()))  # padding still zero
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "AdamW"])
+def test_linear_with_an_nz_weight_trains_like_cpu_and_keeps_its_format(optimizer):
+    torch.manual_seed(0)
+    cpu_model = torch.nn.Linear(20, 33)
+    model = copy.deepcopy(cpu_model).npu()
+    torch_npu.npu_format_cast_(model.weight.data, 29)
+    desc = npu_emu.storage_desc(model.weight)
+    storage = model.weight.untyped_storage().data_ptr()
+
+    def make(params):
+        if optimizer == "SGD":
+            return torch.optim.SGD(params, lr=0.1, momentum=0.9)
+        return torch.optim.AdamW(params, lr=0.05, weight_decay=0.1)
+
+    opt, cpu_opt = make(model.parameters()), make(cpu_model.parameters())
+
+    def still_nz():
+        assert torch_npu.get_npu_format(model.weight) == 29
+        assert npu_emu.storage_desc(model.weight) == desc
+        assert model.weight.untyped_storage().data_ptr() == storage
+
+    for step in range(3):
+        x = make_tensor((7, 20), torch.float32, seed=step) / 10
+        loss = torch.nn.functional.linear(x.npu(), model.weight, model.bias).square().mean()
+        cpu_loss = cpu_model(x).square().mean()
+        still_nz()
+        loss.backward()
+        cpu_loss.backward()
+        still_nz()
+        assert torch.allclose(loss.cpu(), cpu_loss.detach(), rtol=1e-5)
+        assert torch.allclose(model.weight.grad.cpu(), cpu_model.weight.grad, rtol=1e-4, atol=1e-6)
+        opt.step()
+        cpu_opt.step()
+        opt.zero_grad()
+        cpu_opt.zero_grad()
+        still_nz()
+        assert torch.allclose(model.weight.detach().cpu(), cpu_model.weight.detach(), rtol=1e-5, atol=1e-6)
+        assert torch.allclose(model.bias.detach().cpu(), cpu_model.bias.detach(), rtol=1e-5, atol=1e-6)
+    assert torch.equal(npu_emu.storage_data(model.weight), nz_reference(model.weight.detach().cpu()))
+
+
+@pytest.mark.parametrize("shape,fmt", [((33, 20), 29), ((2, 19, 5, 3), 3), ((20, 6, 3, 3), 4)])
+def test_deepcopy_keeps_the_format_values_and_bytes(shape, fmt):
+    cpu = make_tensor(shape, torch.float32)
+    x = torch_npu.npu_format_cast(cpu.npu(), fmt)
+    c = copy.deepcopy(x)
+    assert torch_npu.get_npu_format(c) == fmt
+    assert npu_emu.storage_desc(c) == npu_emu.storage_desc(x)
+    assert torch.equal(npu_emu.storage_data(c), npu_emu.storage_data(x))
+    assert torch.equal(c.cpu(), cpu)
+    c.mul_(2)  # a copy, not an alias
+    assert torch.equal(x.cpu(), cpu) and torch.equal(c.cpu(), cpu * 2)
+    module = torch.nn.Linear(20, 33).npu()
+    torch_npu.npu_format_cast_(module.weight.data, 29)
+    clone = copy.deepcopy(module)
+    assert torch_npu.get_npu_format(clone.weight) == 29
+    assert torch.equal(clone.weight.detach().cpu(), module.weight.detach().cpu())
+
+
+COLUMN_VIEWS = {
+    "first column": lambda a: a[:, :1],
+    "inner column": lambda a: a[:, 2:3],
+    "column of a transpose": lambda a: a.t().contiguous().t()[:, :1],
+    "inner column of a transpose": lambda a: a.t().contiguous().t()[:, 3:4],
+    "column of a transposed view": lambda a: a.view(13, 12).t()[:, 5:6],
+    "batched column": lambda a: a.view(3, 13, 4)[:, :, 1:2],
+}
+
+
+# Where the [N, 4] tensor lives: a plain tensor, a storage described as 4-D
+# NCHW (a conv-shaped [N, 4, 1, 1] that went through a cast), an NZ storage.
+COLUMN_SOURCES = {
+    "plain": lambda c: c.npu(),
+    "NCHW storage": lambda c: torch_npu.npu_format_cast(
+        torch_npu.npu_format_cast(c.view(-1, 4, 1, 1).npu(), 3), 0).view(c.shape),
+    "NZ storage": lambda c: torch_npu.npu_format_cast(c.npu(), 29),
+}
+
+
+@pytest.mark.parametrize("source", COLUMN_SOURCES.values(), ids=COLUMN_SOURCES.keys())
+@pytest.mark.parametrize("view", COLUMN_VIEWS.values(), ids=COLUMN_VIEWS.keys())
+def test_nz_cast_of_a_column_view(view, source):
+    cpu = make_tensor((39, 4), torch.float32)
+    x = source(cpu)
+    fmt, desc, data = torch_npu.get_npu_format(x), npu_emu.storage_desc(x), npu_emu.storage_data(x)
+    y = torch_npu.npu_format_cast(view(x), 29)
+    expected = view(cpu)
+    assert torch_npu.get_npu_format(y) == 29 and y.shape == expected.shape
+    assert torch.equal(npu_emu.storage_data(y), nz_reference(expected))
+    assert torch.equal(y.cpu(), expected)
+    assert torch.equal(torch_npu.npu_format_cast(y, 2).cpu(), expected)
+    # The source is untouched.
+    assert torch_npu.get_npu_format(x) == fmt and npu_emu.storage_desc(x) == desc
+    assert torch.equal(npu_emu.storage_data(x), data) and torch.equal(x.cpu(), cpu)
+
+
+@pytest.mark.parametrize("shape,fmt", [((2, 19, 5, 3), 3), ((20, 6, 3, 3), 4)], ids=["NC1HWC0", "FRACTAL_Z"])
+def test_in_place_ops_on_views_of_4d_private_storages(shape, fmt):
+    cpu = make_tensor(shape, torch.float32)
+    x = torch_npu.npu_format_cast(cpu.npu(), fmt)
+    desc = npu_emu.storage_desc(x)
+    for op in (lambda a: a[:, 2:17:3].mul_(-2), lambda a: a.permute(0, 2, 3, 1)[..., 4].fill_(5),
+               lambda a: a[1].add_(a[0]), lambda a: a.transpose(1, 2).hypot_(a.transpose(1, 2))):
+        op(x)
+        op(cpu)
+        assert_storage_is(x, fmt, desc, cpu)
+        assert torch.allclose(x.cpu(), cpu, rtol=1e-6, atol=1e-6)
+
+
+def test_dtype_views_of_a_private_storage():
+    cpu = make_tensor((33, 20), torch.float32)
+    x = torch_npu.npu_format_cast(cpu.npu(), 29)
+    assert torch.equal(x.view(torch.int32).cpu(), cpu.view(torch.int32))  # same element size: same layout
+    assert torch.equal((x.view(torch.int32) ^ 1).cpu(), cpu.view(torch.int32) ^ 1)
+    # A dtype view as an operand of a native op, next to the storage read as float.
+    assert torch.equal(torch.where(x > 0, x.view(torch.int32), 7).cpu(), torch.where(cpu > 0, cpu.view(torch.int32), 7))
+    with pytest.raises(RuntimeError, match=r"FRACTAL_NZ \(29\).*element size.*npu_format_cast\(t, 2\)"):
+        x.view(torch.int16).cpu()
+    assert torch_npu.get_npu_format(x) == 29 and torch.equal(x.cpu(), cpu)

@@ -165,3 +165,41 @@ def test_malformed_format_metadata_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown format id 12345; allowed ids"):
         torch._utils.set_tensor_metadata(t, {"npu_format_12345": True})
     assert torch.equal(t.cpu(), torch.zeros(4, 4))  # the tensor is unharmed
+
+
+# Base formats: a fresh tensor gets its format from its rank (4-D NCHW, 5-D
+# NCDHW, else ND); any other base label must survive save/load as well.
+BASE_CASES = [((2, 3, 4, 5), 2), ((2, 3, 4, 5), 0), ((2, 3, 4, 5), 1), ((2, 3, 4, 5, 6), 30), ((2, 3, 4, 5, 6), 2),
+              ((3, 4), 2), ((7,), 2), ((3, 4), 35), ((3, 4, 5), 47)]
+
+
+@pytest.mark.parametrize("shape,fmt", BASE_CASES, ids=[f"{len(s)}d-{f}" for s, f in BASE_CASES])
+def test_base_format_round_trips_exactly(shape, fmt, tmp_path):
+    cpu = torch.randn(shape)
+    x = torch_npu.npu_format_cast(cpu.npu(), fmt)
+    assert torch_npu.get_npu_format(x) == fmt
+    path = tmp_path / "x.pt"
+    torch.save({"x": x}, path)
+    for kwargs in ({}, {"weights_only": True}, {"map_location": "npu:0"}):
+        loaded = torch.load(path, **kwargs)["x"]
+        assert torch_npu.get_npu_format(loaded) == fmt, kwargs
+        assert torch.equal(loaded.cpu(), cpu)
+    assert torch.equal(torch.load(path, map_location="cpu")["x"], cpu)
+
+
+def test_a_fresh_tensor_gets_the_base_format_of_its_rank():
+    for shape, fmt in [((2, 3, 4, 5), 0), ((2, 3, 4, 5, 6), 30), ((3, 4), 2), ((5,), 2), ((), 2)]:
+        fresh = torch.randn(shape).npu()
+        assert torch_npu.get_npu_format(fresh) == fmt
+        assert torch_npu.get_npu_format(round_trip(fresh)) == fmt
+
+
+def test_views_of_a_private_tensor_save_their_values_and_leave_it_alone():
+    cpu = torch.randn(33, 20)
+    w = torch_npu.npu_format_cast(cpu.npu(), 29)
+    desc, data = npu_emu.storage_desc(w), npu_emu.storage_data(w)
+    loaded = round_trip({"w": w, "row": w[3], "wt": w.t(), "flat": w.view(-1)})
+    assert npu_emu.storage_desc(w) == desc and torch.equal(npu_emu.storage_data(w), data)
+    assert torch_npu.get_npu_format(loaded["w"]) == 29
+    for key, expected in {"w": cpu, "row": cpu[3], "wt": cpu.t(), "flat": cpu.view(-1)}.items():
+        assert torch.equal(loaded[key].cpu(), expected), key
