@@ -1,0 +1,119 @@
+"""The CPU fallback writes back every argument an op's CPU kernel writes,
+including those its schema does not annotate as mutable (native_batch_norm's
+running_mean/running_var, batch_norm_update_stats'), so normalization layers
+keep their running statistics on npu exactly as on CPU."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import npu_emu
+
+
+@pytest.fixture(autouse=True)
+def _allow():
+    previous = npu_emu._C._fallback_mode()
+    npu_emu._C._set_fallback_mode("allow")
+    yield
+    npu_emu._C._set_fallback_mode(previous)
+
+
+def _input(shape: tuple[int, ...], seed: int) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g) * 3 + 1.5  # mean and variance far from the initial 0 / 1
+
+
+NORM_MODULES: dict[str, tuple[Callable[[], nn.Module], tuple[int, ...]]] = {
+    "BatchNorm1d-2d-input": (lambda: nn.BatchNorm1d(5), (8, 5)),
+    "BatchNorm1d-3d-input": (lambda: nn.BatchNorm1d(5, momentum=0.3), (4, 5, 7)),
+    "BatchNorm2d": (lambda: nn.BatchNorm2d(3), (4, 3, 5, 6)),
+    "BatchNorm2d-cumulative": (lambda: nn.BatchNorm2d(3, momentum=None), (2, 3, 4, 4)),
+    "BatchNorm3d": (lambda: nn.BatchNorm3d(2, affine=False), (2, 2, 3, 4, 5)),
+    "InstanceNorm1d": (lambda: nn.InstanceNorm1d(4, track_running_stats=True), (3, 4, 9)),
+    "InstanceNorm2d": (lambda: nn.InstanceNorm2d(3, affine=True, track_running_stats=True), (2, 3, 5, 5)),
+    "InstanceNorm3d": (lambda: nn.InstanceNorm3d(2, track_running_stats=True), (2, 2, 3, 4, 4)),
+}
+
+
+@pytest.mark.parametrize("name", list(NORM_MODULES))
+def test_running_statistics_follow_cpu_through_training_and_are_used_in_eval(name):
+    make, shape = NORM_MODULES[name]
+    torch.manual_seed(0)
+    cpu = make()
+    npu = copy.deepcopy(cpu).to("npu")
+    cpu_opt = torch.optim.SGD(cpu.parameters(), lr=0.1) if list(cpu.parameters()) else None
+    npu_opt = torch.optim.SGD(npu.parameters(), lr=0.1) if list(npu.parameters()) else None
+    for step in range(3):
+        x = _input(shape, seed=step)
+        grads = []
+        for module, opt, data in ((cpu, cpu_opt, x.clone()), (npu, npu_opt, x.npu())):
+            out = module(data.requires_grad_())  # a gradient even for modules without parameters
+            (out * torch.arange(out.numel(), device=out.device).view(out.shape).float().sin()).sum().backward()
+            grads.append(data.grad.cpu())
+            if opt is not None:
+                opt.step()
+                opt.zero_grad()
+        torch.testing.assert_close(grads[1], grads[0], msg=f"{name}: input gradient of step {step}")
+    cpu_buffers = dict(cpu.named_buffers())
+    npu_buffers = dict(npu.named_buffers())
+    assert set(cpu_buffers) == set(npu_buffers) and {"running_mean", "running_var"} <= set(cpu_buffers)
+    for key, expected in cpu_buffers.items():
+        assert npu_buffers[key].device.type == "npu"
+        torch.testing.assert_close(npu_buffers[key].cpu(), expected, msg=f"{name}.{key}")
+    assert not torch.equal(cpu_buffers["running_mean"], torch.zeros_like(cpu_buffers["running_mean"]))
+    # eval normalizes with the running statistics just compared
+    cpu.eval()
+    npu.eval()
+    x = _input(shape, seed=10)
+    torch.testing.assert_close(npu(x.npu()).cpu(), cpu(x))
+
+
+def test_functional_batch_norm_updates_running_stats_in_place():
+    x = _input((6, 4, 3), seed=1)
+    stats = {dev: (torch.zeros(4, device=dev), torch.ones(4, device=dev)) for dev in ("cpu", "npu")}
+    for dev, (mean, var) in stats.items():
+        for _ in range(2):
+            F.batch_norm(x.to(dev), mean, var, training=True, momentum=0.25)
+    torch.testing.assert_close(stats["npu"][0].cpu(), stats["cpu"][0])
+    torch.testing.assert_close(stats["npu"][1].cpu(), stats["cpu"][1])
+
+
+def test_running_stats_that_are_views_are_written_through():
+    """The write-back goes into the caller's tensor, wherever its storage is."""
+    x = _input((5, 3), seed=2)
+    buffers = {dev: torch.stack([torch.zeros(3), torch.ones(3)], dim=1).to(dev) for dev in ("cpu", "npu")}
+    for dev, buf in buffers.items():
+        F.batch_norm(x.to(dev), buf[:, 0], buf[:, 1], training=True, momentum=0.5)  # strided views
+    torch.testing.assert_close(buffers["npu"].cpu(), buffers["cpu"])
+
+
+@pytest.mark.parametrize("op", ["native_batch_norm", "batch_norm_update_stats"])
+def test_aten_ops_with_unannotated_writes_match_cpu(op):
+    """Called directly, the aten ops whose CPU kernels write unannotated
+    arguments: outputs and the written arguments match CPU."""
+    x = _input((7, 3, 4), seed=3)
+    results = {}
+    for dev in ("cpu", "npu"):
+        mean, var = torch.full((3,), 0.5, device=dev), torch.full((3,), 2.0, device=dev)
+        if op == "native_batch_norm":
+            out = torch.native_batch_norm(x.to(dev), None, None, mean, var, True, 0.2, 1e-5)
+        else:
+            out = torch.batch_norm_update_stats(x.to(dev), mean, var, 0.2)
+        results[dev] = [t.cpu() for t in (*out, mean, var)]
+    for npu_t, cpu_t in zip(results["npu"], results["cpu"]):
+        torch.testing.assert_close(npu_t, cpu_t)
+
+
+def test_eval_mode_leaves_running_stats_unchanged():
+    bn = nn.BatchNorm2d(3).npu()
+    bn.running_mean.fill_(0.25)
+    bn.eval()
+    bn(_input((2, 3, 4, 4), seed=4).npu())
+    assert torch.equal(bn.running_mean.cpu(), torch.full((3,), 0.25))
+    assert bn.num_batches_tracked.item() == 0
