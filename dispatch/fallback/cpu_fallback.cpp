@@ -2,7 +2,8 @@
 // go to the CPU, the CPU kernel runs, results (including in-place and out=
 // arguments, and arguments the kernel writes without a schema annotation)
 // come back. Each use is counted; NPU_EMU_FALLBACK decides whether it is
-// allowed silently, warned about once per op, or an error.
+// allowed silently, warned about once per op, or an error. An op PyTorch has
+// no CPU kernel for is refused with an error naming it.
 #include <map>
 #include <mutex>
 #include <set>
@@ -33,6 +34,16 @@ void warn_once(const std::string& name) {
     TORCH_WARN(name, " has no native npu kernel in npu-emu; it runs on the CPU through the fallback "
                "(set NPU_EMU_FALLBACK=allow to silence, =error to forbid)");
   }
+}
+
+// PyTorch's fallback would only say "Could not run ... from the 'CPU' backend"
+// after our warning that the op runs on the CPU; say what is really wrong.
+void check_has_cpu_kernel(const c10::OperatorHandle& op, const std::string& name) {
+  TORCH_CHECK_NOT_IMPLEMENTED(op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU), name,
+                              " is not supported on npu yet: npu-emu has no native npu kernel for it and PyTorch "
+                              "has no CPU kernel for it (it exists only for other devices such as CUDA), so "
+                              "npu-emu's CPU fallback cannot run it. Run the code that calls it on the CPU, or use "
+                              "an equivalent composed of other ops.");
 }
 
 // A CPU copy of an npu argument that the CPU kernel writes without a schema
@@ -75,6 +86,7 @@ std::vector<HiddenWriteBack> stage_hidden_writes(const c10::OperatorHandle& op, 
 
 void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const std::string name = op_name(op);
+  check_has_cpu_kernel(op, name);
   switch (fallback_mode()) {
     case FallbackMode::Error:
       TORCH_CHECK(false, name, " has no native npu kernel and NPU_EMU_FALLBACK=error forbids the CPU fallback");
