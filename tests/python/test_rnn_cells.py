@@ -104,3 +104,20 @@ def test_fused_cell_shape_errors_name_the_op(op, args, error):
     npu_args = [t.npu() for t in args()]
     with pytest.raises(RuntimeError, match=f"{op}: {error}"):
         getattr(torch.ops.aten, op)(*npu_args)
+
+
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU])
+def test_packed_sequences_match_cpu(cls):
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    torch.manual_seed(0)
+    cpu = cls(4, 5, batch_first=True)
+    npu = copy.deepcopy(cpu).to("npu")
+    x = torch.randn(3, 6, 4, generator=torch.Generator().manual_seed(3))
+    lengths = torch.tensor([6, 4, 2])
+    outputs = {}
+    for device, module in (("cpu", cpu), ("npu", npu)):
+        packed = pack_padded_sequence(x.to(device), lengths, batch_first=True)
+        out, _ = pad_packed_sequence(module(packed)[0], batch_first=True)
+        assert out.device.type == device
+        outputs[device] = out.cpu()
+    torch.testing.assert_close(outputs["npu"], outputs["cpu"], atol=1e-5, rtol=1e-4)
