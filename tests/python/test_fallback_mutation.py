@@ -12,6 +12,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.testing._internal.common_modules import module_db
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_map
 
 import npu_emu
 
@@ -117,3 +120,90 @@ def test_eval_mode_leaves_running_stats_unchanged():
     bn(_input((2, 3, 4, 4), seed=4).npu())
     assert torch.equal(bn.running_mean.cpu(), torch.full((3,), 0.25))
     assert bn.num_batches_tracked.item() == 0
+
+
+class _UnannotatedWrites(TorchDispatchMode):
+    """Records the aten calls (run on the CPU) that change a tensor argument
+    their schema does not mark as written, with the arguments as they were
+    before the call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[torch._ops.OpOverload, tuple, dict, list[str]]] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        before_args, before_kwargs = tree_map(_clone, (args, kwargs))
+        out = func(*args, **kwargs)
+        changed = [name for name, now, before in _unannotated_tensors(func, (args, kwargs), (before_args, before_kwargs))
+                   if not _same(now, before)]
+        if changed:
+            self.calls.append((func, before_args, before_kwargs, changed))
+        return out
+
+
+def _clone(x):
+    return x.clone() if isinstance(x, torch.Tensor) else x
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and torch.equal(a.nan_to_num(), b.nan_to_num()) and torch.equal(a.isnan(), b.isnan())
+
+
+def _unannotated_tensors(func, now, before):
+    """(argument name, value now, value before) for the tensor arguments of
+    `func` whose schema has no write annotation."""
+    (args, kwargs), (before_args, before_kwargs) = now, before
+    for index, argument in enumerate(func._schema.arguments):
+        if argument.alias_info is not None and argument.alias_info.is_write:
+            continue
+        if index < len(args):
+            pair = args[index], before_args[index]
+        elif argument.name in kwargs:
+            pair = kwargs[argument.name], before_kwargs[argument.name]
+        else:
+            continue
+        if isinstance(pair[0], torch.Tensor) and pair[0].layout == torch.strided:
+            yield argument.name, *pair
+
+
+def _train_modules_on_cpu() -> _UnannotatedWrites:
+    """Every ModuleInfo module of PyTorch's test suite, in training mode, with
+    its first sample inputs, on the CPU under the recorder."""
+    recorder = _UnannotatedWrites()
+    with recorder:
+        for info in module_db:
+            try:
+                inputs = info.module_inputs_func(info, device="cpu", dtype=torch.float32, requires_grad=False,
+                                                 training=True)[:2]
+            except Exception:  # some sample generators need what this build lacks (CUDA, ...)
+                continue
+            for sample in inputs:
+                if sample.forward_input is None:
+                    continue
+                try:
+                    module = info.module_cls(*sample.constructor_input.args, **sample.constructor_input.kwargs)
+                    module.train()
+                    module(*sample.forward_input.args, **sample.forward_input.kwargs)
+                except Exception:  # a sample meant to raise
+                    continue
+    return recorder
+
+
+def test_every_unannotated_write_of_module_training_on_cpu_is_reproduced_on_npu():
+    """Audits the CPU kernels instead of trusting a list: every aten call that
+    wrote an unannotated argument while PyTorch's modules trained on the CPU is
+    replayed on npu, where the written arguments (and outputs) must come out
+    as on the CPU."""
+    recorder = _train_modules_on_cpu()
+    ops = {str(func) for func, *_ in recorder.calls}
+    assert "aten.native_batch_norm.default" in ops  # the audit sees the known case
+    for func, args, kwargs, changed in recorder.calls:
+        expected_args, expected_kwargs = tree_map(_clone, (args, kwargs))
+        expected_out = func(*expected_args, **expected_kwargs)
+        npu_args, npu_kwargs = tree_map(lambda x: x.npu() if isinstance(x, torch.Tensor) else x, (args, kwargs))
+        out = func(*npu_args, **npu_kwargs)
+        for name, now, want in _unannotated_tensors(func, (npu_args, npu_kwargs), (expected_args, expected_kwargs)):
+            torch.testing.assert_close(now.cpu(), want, msg=f"{func}: argument {name}", equal_nan=True)
+        torch.testing.assert_close(tree_map(lambda x: x.cpu() if isinstance(x, torch.Tensor) else x, out),
+                                   expected_out, msg=f"{func}: outputs", equal_nan=True)
