@@ -96,19 +96,31 @@ def test_running_stats_that_are_views_are_written_through():
     torch.testing.assert_close(buffers["npu"].cpu(), buffers["cpu"])
 
 
-@pytest.mark.parametrize("op", ["native_batch_norm", "batch_norm_update_stats"])
-def test_aten_ops_with_unannotated_writes_match_cpu(op):
-    """Called directly, the aten ops whose CPU kernels write unannotated
-    arguments: outputs and the written arguments match CPU."""
+RUNNING_STATS_OPS = {  # aten op -> call(input, running_mean, running_var)
+    # CPU kernels writing the statistics without a schema annotation
+    "native_batch_norm": lambda x, m, v: torch.ops.aten.native_batch_norm(x, None, None, m, v, True, 0.2, 1e-5),
+    "native_batch_norm.out": lambda x, m, v: torch.ops.aten.native_batch_norm.out(
+        x, None, None, m, v, True, 0.2, 1e-5, out=torch.empty_like(x), save_mean=x.new_empty(0),
+        save_invstd=x.new_empty(0)),
+    "batch_norm_update_stats": lambda x, m, v: torch.ops.aten.batch_norm_update_stats(x, m, v, 0.2),
+    # the annotated ones (Tensor(a!)), written back by PyTorch's fallback itself
+    "_native_batch_norm_legit": lambda x, m, v: torch.ops.aten._native_batch_norm_legit(x, None, None, m, v, True,
+                                                                                       0.2, 1e-5),
+    "_batch_norm_with_update": lambda x, m, v: torch.ops.aten._batch_norm_with_update(x, None, None, m, v, 0.2, 1e-5),
+}
+
+
+@pytest.mark.parametrize("op", list(RUNNING_STATS_OPS))
+def test_aten_ops_writing_running_stats_match_cpu(op):
+    """Called directly, the aten ops that update running statistics: outputs
+    and the written arguments match CPU."""
     x = _input((7, 3, 4), seed=3)
     results = {}
     for dev in ("cpu", "npu"):
         mean, var = torch.full((3,), 0.5, device=dev), torch.full((3,), 2.0, device=dev)
-        if op == "native_batch_norm":
-            out = torch.native_batch_norm(x.to(dev), None, None, mean, var, True, 0.2, 1e-5)
-        else:
-            out = torch.batch_norm_update_stats(x.to(dev), mean, var, 0.2)
+        out = RUNNING_STATS_OPS[op](x.to(dev), mean, var)
         results[dev] = [t.cpu() for t in (*out, mean, var)]
+    assert not torch.equal(results["cpu"][-2], torch.full((3,), 0.5))  # the op did update the statistics
     for npu_t, cpu_t in zip(results["npu"], results["cpu"]):
         torch.testing.assert_close(npu_t, cpu_t)
 
