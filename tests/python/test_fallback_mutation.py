@@ -12,7 +12,6 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.testing._internal.common_modules import module_db
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_map
 
@@ -182,6 +181,8 @@ def _unannotated_tensors(func, now, before):
 def _train_modules_on_cpu() -> _UnannotatedWrites:
     """Every ModuleInfo module of PyTorch's test suite, in training mode, with
     its first sample inputs, on the CPU under the recorder."""
+    from torch.testing._internal.common_modules import module_db  # slow to import: only for this audit
+
     recorder = _UnannotatedWrites()
     with recorder:
         for info in module_db:
