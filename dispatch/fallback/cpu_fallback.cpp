@@ -1,15 +1,20 @@
 // The boxed fallback for every aten op without a native npu kernel: inputs
 // go to the CPU, the CPU kernel runs, results (including in-place and out=
-// arguments) come back. Each use is counted; NPU_EMU_FALLBACK decides whether
-// it is allowed silently, warned about once per op, or an error.
+// arguments, and arguments the kernel writes without a schema annotation)
+// come back. Each use is counted; NPU_EMU_FALLBACK decides whether it is
+// allowed silently, warned about once per op, or an error. An op PyTorch has
+// no CPU kernel for is refused with an error naming it.
 #include <map>
 #include <mutex>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <ATen/native/CPUFallback.h>
 #include <torch/library.h>
 
 #include "dispatch/fallback/cpu_fallback.h"
+#include "dispatch/fallback/hidden_writes.h"
 #include "dispatch/fallback/op_counters.h"
 
 namespace npu {
@@ -31,10 +36,57 @@ void warn_once(const std::string& name) {
   }
 }
 
+// PyTorch's fallback would only say "Could not run ... from the 'CPU' backend"
+// after our warning that the op runs on the CPU; say what is really wrong.
+void check_has_cpu_kernel(const c10::OperatorHandle& op, const std::string& name) {
+  TORCH_CHECK_NOT_IMPLEMENTED(op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU), name,
+                              " is not supported on npu yet: npu-emu has no native npu kernel for it and PyTorch "
+                              "has no CPU kernel for it (it exists only for other devices such as CUDA), so "
+                              "npu-emu's CPU fallback cannot run it. Run the code that calls it on the CPU, or use "
+                              "an equivalent composed of other ops.");
+}
+
+// A CPU copy of an npu argument that the CPU kernel writes without a schema
+// annotation, and the npu tensor the result goes back into.
+struct HiddenWriteBack {
+  at::Tensor npu;
+  at::Tensor cpu;
+};
+
+// Puts CPU copies of the npu arguments `op` writes without annotation on the
+// stack in place of the npu tensors (PyTorch's fallback passes CPU tensors
+// through unchanged, so the kernel writes these copies), and returns them.
+std::vector<HiddenWriteBack> stage_hidden_writes(const c10::OperatorHandle& op, torch::jit::Stack& stack) {
+  std::vector<HiddenWriteBack> staged;
+  const auto positions = hidden_writes(op, stack);
+  if (positions.empty()) return staged;
+  const std::size_t first = stack.size() - op.schema().arguments().size();
+  std::size_t first_tensor = stack.size();  // outputs go to the device of the first tensor argument: keep it npu
+  for (std::size_t i = first; i < stack.size(); ++i) {
+    if (stack[i].isTensor()) {
+      first_tensor = i;
+      break;
+    }
+  }
+  for (const auto position : positions) {
+    auto& value = stack[first + position];
+    if (!value.isTensor()) continue;  // an optional argument given as None
+    const at::Tensor tensor = value.toTensor();
+    if (!tensor.defined() || tensor.device().type() != c10::DeviceType::PrivateUse1) continue;
+    TORCH_INTERNAL_ASSERT(first + position != first_tensor, op.schema().name(),
+                          ": a hidden write into the first tensor argument would move the outputs to the CPU");
+    at::Tensor copy = tensor.cpu();  // a new CPU tensor: the device differs
+    value = copy;
+    staged.push_back({tensor, std::move(copy)});
+  }
+  return staged;
+}
+
 }  // namespace
 
 void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const std::string name = op_name(op);
+  check_has_cpu_kernel(op, name);
   switch (fallback_mode()) {
     case FallbackMode::Error:
       TORCH_CHECK(false, name, " has no native npu kernel and NPU_EMU_FALLBACK=error forbids the CPU fallback");
@@ -45,8 +97,10 @@ void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       break;
   }
   count_fallback(name);
+  const auto hidden = stage_hidden_writes(op, *stack);
   // Views cannot be emulated by copying: those must be native, and say so.
   at::native::cpu_fallback(op, stack, /*error_on_views=*/true);
+  for (const auto& staged : hidden) staged.npu.copy_(staged.cpu);
 }
 
 

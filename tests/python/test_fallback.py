@@ -9,6 +9,8 @@ Structured ops reach the fallback as their out= overload (functional
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 
@@ -167,3 +169,29 @@ def test_environment_modes():
     assert "aten::erfinv.out" in error["error"] and "ran" not in error and error["count"] == 0
     bad = run_python("torch.erfinv(torch.rand(2).npu())", env={"NPU_EMU_FALLBACK": "bogus"})
     assert bad.returncode != 0 and "NPU_EMU_FALLBACK must be one of allow, warn, error; got 'bogus'" in bad.stderr
+
+
+
+NO_CPU_KERNEL = {  # aten ops PyTorch implements only for CUDA (and other accelerators)
+    "aten::batch_norm_stats": lambda x: torch.batch_norm_stats(x, 1e-5),
+    "aten::_masked_scale": lambda x: torch.ops.aten._masked_scale(x, torch.ones_like(x, dtype=torch.bool), 2.0),
+    "aten::_fused_dropout": lambda x: torch.ops.aten._fused_dropout(x, 0.5),
+}
+
+
+@pytest.mark.parametrize("op", list(NO_CPU_KERNEL))
+def test_op_without_a_cpu_kernel_is_refused_naming_it(op, fallback_mode):
+    fallback_mode("warn")
+    x = torch.randn(4, 3).npu()
+    before = fallback_count(op)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(NotImplementedError) as info:
+            NO_CPU_KERNEL[op](x)
+    message = str(info.value)
+    assert message.startswith(f"{op} is not supported on npu yet")
+    assert "no CPU kernel" in message and "npu-emu's CPU fallback cannot run it" in message
+    assert "Could not run" not in message
+    assert [str(w.message) for w in caught] == []  # no "runs on the CPU" warning for a run that cannot happen
+    assert fallback_count(op) == before  # it never ran
+    assert torch.equal((x * 2).cpu(), x.cpu() * 2)  # the device keeps working
