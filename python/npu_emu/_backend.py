@@ -26,7 +26,10 @@ def activate(mode: str | None = None) -> str:
 
     from npu_emu import _C
 
-    _C._load_driver(mode, os.fspath(_EMULATOR_LIBRARY))
+    _load_driver(_C, mode)
+    # Read now, not at the first op that falls back: a bad value is an error
+    # of the start, naming the variable.
+    _C._fallback_mode()
     torch.utils.rename_privateuse1_backend("npu")
     from npu_emu import npu as npu_module
 
@@ -36,8 +39,31 @@ def activate(mode: str | None = None) -> str:
     from npu_emu import serialization
 
     serialization.install()
+    from npu_emu import unsupported
+
+    unsupported.install()
     _active_mode = mode
     return mode
+
+
+# What the runtime said about a failed call follows this line of the
+# torch_npu-style error (dispatch/runtime/acl_check.cpp).
+_ACL_ERROR_MARKER = "[ERROR] ERR00100 PTA call acl api failed"
+
+
+def _load_driver(c_module, mode: str) -> None:
+    """Loads the driver and initializes ACL. A failed aclInit says why (a bad
+    NPU_EMU_* setting ...) only after its error code: that reason leads."""
+    try:
+        c_module._load_driver(mode, os.fspath(_EMULATOR_LIBRARY))
+    except RuntimeError as err:
+        text = str(err)
+        if _ACL_ERROR_MARKER not in text:
+            raise
+        reason = text.split(_ACL_ERROR_MARKER, 1)[1].strip()
+        if not reason:
+            raise
+        raise RuntimeError(reason) from err
 
 
 def active_mode() -> str | None:
