@@ -27,9 +27,7 @@ def activate(mode: str | None = None) -> str:
     from npu_emu import _C
 
     _load_driver(_C, mode)
-    # Read now, not at the first op that falls back: a bad value is an error
-    # of the start, naming the variable.
-    _C._fallback_mode()
+    _check_fallback_setting()
     torch.utils.rename_privateuse1_backend("npu")
     from npu_emu import npu as npu_module
 
@@ -44,6 +42,18 @@ def activate(mode: str | None = None) -> str:
     unsupported.install()
     _active_mode = mode
     return mode
+
+
+_FALLBACK_MODES = ("allow", "warn", "error")
+
+
+def _check_fallback_setting() -> None:
+    """A bad NPU_EMU_FALLBACK is an error of the start, not of the first op
+    that falls back. Only checked here: the dispatch layer reads the value at
+    that first fallback, so a process may still set it after the import."""
+    value = os.environ.get("NPU_EMU_FALLBACK", "")
+    if value and value not in _FALLBACK_MODES:
+        raise RuntimeError(f"NPU_EMU_FALLBACK must be one of {', '.join(_FALLBACK_MODES)}; got '{value}'")
 
 
 # What the runtime said about a failed call follows this line of the
