@@ -46,6 +46,16 @@ def test_fallback_setting_is_checked_when_npu_emu_is_imported():
         "RuntimeError: NPU_EMU_FALLBACK must be one of allow, warn, error; got 'eror'"), r.stderr
 
 
+def test_runtime_setting_error_leads_when_npu_emu_is_imported():
+    # Without NPU=, `import npu_emu` starts the emulator: its reason comes
+    # first, not "aclInit failed, error code is 100000".
+    r = run_python("import torch, npu_emu", {"NPU_EMU_DEVICE_COUNT": "0"})
+    assert r.returncode != 0
+    assert final_exception_line(r.stderr) == (
+        "RuntimeError: aclInit: NPU_EMU_DEVICE_COUNT must be an integer from 1 to 16, got '0'"), r.stderr
+    assert "error code is 100000" in r.stderr  # the runtime's own report stays in the chained cause
+
+
 def test_bad_allocator_setting_names_the_variable_at_first_allocation():
     # Read at the first allocation (as CUDA's allocator does), not at import.
     r = run_python("import torch\ntorch.ones(2, device='npu')",
