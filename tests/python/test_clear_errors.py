@@ -158,3 +158,25 @@ def test_autocast_npu_disabled_and_cpu_autocast_keep_working():
         assert torch.mm(a, a).dtype == torch.bfloat16
         # npu ops are unaffected by CPU autocast.
         assert torch.mm(a.npu(), a.npu()).dtype == torch.float32
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_activation_checkpointing_on_npu_works(use_reentrant):
+    # checkpoint re-enters torch.autocast(<device>, enabled=<current state>)
+    # around the recomputation; on npu that used to fail PyTorch's assertion
+    # that the device module has get_amp_supported_dtype.
+    from torch.utils.checkpoint import checkpoint
+
+    torch.manual_seed(0)
+    reference = torch.nn.Linear(4, 4)
+    x = torch.randn(3, 4)
+    grads = {}
+    for device in ("cpu", "npu"):
+        model = torch.nn.Linear(4, 4).to(device)
+        model.load_state_dict(reference.state_dict())
+        xi = x.detach().to(device).requires_grad_()
+        y = checkpoint(lambda t: torch.tanh(model(t)) * t, xi, use_reentrant=use_reentrant)
+        y.sum().backward()
+        grads[device] = (xi.grad.cpu(), model.weight.grad.cpu(), model.bias.grad.cpu())
+    for npu_grad, cpu_grad in zip(grads["npu"], grads["cpu"]):
+        torch.testing.assert_close(npu_grad, cpu_grad, rtol=1e-5, atol=1e-6)
