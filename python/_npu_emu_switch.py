@@ -95,7 +95,8 @@ def autoload() -> None:
             return
         importlib.import_module("npu_emu")
     except Exception as err:
+        reason = str(err) or type(err).__name__
         raise BackendStartError(
-            f"{err} (npu-emu could not start as torch's npu backend with NPU={os.environ.get('NPU', '').strip()}; "
+            f"{reason} (npu-emu could not start as torch's npu backend with NPU={os.environ.get('NPU', '').strip()}; "
             "to import torch without it, unset NPU or set TORCH_DEVICE_BACKEND_AUTOLOAD=0)"
         ) from err

@@ -24,10 +24,10 @@ def activate(mode: str | None = None) -> str:
             raise RuntimeError(f"npu-emu is already active with NPU={_active_mode}; cannot switch to NPU={mode}")
         return _active_mode
 
+    _check_fallback_setting()
     from npu_emu import _C
 
     _load_driver(_C, mode)
-    _check_fallback_setting()
     torch.utils.rename_privateuse1_backend("npu")
     from npu_emu import npu as npu_module
 

@@ -75,7 +75,7 @@ from npu_emu.npu.amp import get_amp_supported_dtype  # noqa: E402
 __all__ += ["get_amp_supported_dtype"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type:
     # torch.compile's inductor asks the device module for its code generators
     # (torch.npu.Scheduling, ...); npu has none yet, see npu_emu.unsupported.
     from npu_emu import unsupported
