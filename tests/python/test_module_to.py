@@ -35,16 +35,21 @@ def test_shallow_copy_type_is_compatible_between_cpu_and_npu():
     assert not torch._has_compatible_shallow_copy_type(npu, cpu.to_sparse())
 
 
-def test_to_npu_keeps_tied_parameters_tied():
+@pytest.mark.parametrize("move", [lambda m: m.to("npu"), lambda m: m.npu(), lambda m: m.to("npu:0", non_blocking=True),
+                                  lambda m: m.to(torch.device("npu"))])
+def test_to_npu_keeps_tied_parameters_tied(move):
     torch.manual_seed(0)
     model = TiedLM()
     emb_weight = model.emb.weight
-    model.to("npu")
+    expected = emb_weight.detach().clone()
+    move(model)
     assert model.head.weight is model.emb.weight
     assert model.emb.weight is emb_weight  # the same Parameter object, now on npu
     assert emb_weight.device.type == "npu"
     assert len(list(model.parameters())) == 3  # emb/head weight once, norm weight and bias
     assert model.scale.device.type == "npu"
+    torch.npu.synchronize()
+    assert torch.equal(emb_weight.detach().cpu(), expected)
 
 
 def test_tied_model_trains_like_cpu():
