@@ -76,8 +76,27 @@ def at_startup() -> None:
         pass  # a bad NPU value is reported when torch or npu_emu is imported
 
 
+class BackendStartError(BaseException):
+    """npu-emu could not start as torch's `npu` backend during `import torch`
+    (a bad NPU or NPU_EMU_* setting, missing CANN libraries ...).
+
+    Deliberately not an Exception: torch wraps every Exception an autoloaded
+    backend raises in its generic "Failed to load the backend extension"
+    RuntimeError, which leaves the message naming the bad setting in a
+    chained cause above it. This error passes through, so the last line the
+    user reads is the real one. Its __cause__ is the original exception."""
+
+
 def autoload() -> None:
     """Entry point of group `torch.backends`, called by `import torch`."""
-    if requested_mode() is None:
-        return
-    importlib.import_module("npu_emu")
+    try:
+        mode = requested_mode()
+        if mode is None:
+            return
+        importlib.import_module("npu_emu")
+    except Exception as err:
+        reason = str(err) or type(err).__name__
+        raise BackendStartError(
+            f"{reason} (npu-emu could not start as torch's npu backend with NPU={os.environ.get('NPU', '').strip()}; "
+            "to import torch without it, unset NPU or set TORCH_DEVICE_BACKEND_AUTOLOAD=0)"
+        ) from err

@@ -1,5 +1,6 @@
 #include "dispatch/memory/alloc_config.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -100,27 +101,33 @@ void parse_roundup(AllocatorConfig& cfg, const std::string& key, const std::stri
   }
   const std::string allowed = "a list [<MiB>:<power of two>,...,>:<power of two>] with increasing power-of-two MiB sizes";
   if (value.back() != ']') bad_value(key, value, allowed);
-  // As in PyTorch: "[256:1,512:2,>:4]" means 1 division below 256 MiB, 2 from
-  // 256 to 512 MiB, 4 above. Sizes listed must increase; '>' comes last.
-  std::size_t from = 0;
+  // PyTorch's and torch_npu's meaning, which users' settings are tuned to:
+  // "<N>:<d>" gives d divisions to the interval that starts at N MiB, i.e.
+  // sizes in [N, 2N) MiB; the first entry also covers every interval below
+  // it; ">:<d>" covers every interval above the last entry. Intervals between
+  // two listed sizes that are not neighbours keep 0 (no power-of-two
+  // rounding), as in PyTorch. "[256:1,512:2,>:4]": 1 division below 512 MiB,
+  // 2 from 512 MiB to 1 GiB, 4 from 1 GiB.
+  std::optional<std::size_t> last;  // interval of the previous "<N>:<d>"
   bool any = false, open_ended = false;
   for (const auto& item : split_top_level(value.substr(1, value.size() - 2))) {
     const auto colon = item.find(':');
     if (colon == std::string::npos || open_ended) bad_value(key, value, allowed);
     const std::string size_text = trim(item.substr(0, colon));
     const std::size_t divisions = parse_division(key, trim(item.substr(colon + 1)), value);
-    std::size_t to = kRoundupIntervals;
     if (size_text == ">") {
-      if (!any) bad_value(key, value, allowed);
+      std::fill(div.begin() + static_cast<std::ptrdiff_t>(last.value_or(0) + 1), div.end(), divisions);
       open_ended = true;
     } else {
       const auto mb = parse_uint(size_text);
       if (!mb || !is_power_of_two(*mb)) bad_value(key, value, allowed);
-      to = std::min(log2_floor(*mb), kRoundupIntervals);
-      if (any && to <= from) bad_value(key, value, allowed);
+      // Sizes of 32 GiB and more share the last, open-ended interval.
+      const std::size_t interval = std::min(log2_floor(*mb), kRoundupIntervals - 1);
+      if (last && interval <= *last) bad_value(key, value, allowed);
+      if (!last) std::fill(div.begin(), div.begin() + static_cast<std::ptrdiff_t>(interval), divisions);
+      div[interval] = divisions;
+      last = interval;
     }
-    for (std::size_t i = from; i < to; ++i) div[i] = divisions;
-    from = to;
     any = true;
   }
   if (!any) bad_value(key, value, allowed);
@@ -151,7 +158,16 @@ AllocatorConfig config_from_environment() {
         "PYTORCH_NPU_ALLOC_CONF and PYTORCH_ALLOC_CONF are both set; they configure the same allocator, set only "
         "one of them");
   }
-  AllocatorConfig cfg = parse_allocator_config(npu_conf ? npu_conf : generic_conf ? generic_conf : "");
+  const char* variable = npu_conf ? "PYTORCH_NPU_ALLOC_CONF" : "PYTORCH_ALLOC_CONF";
+  const char* text = npu_conf ? npu_conf : generic_conf ? generic_conf : "";
+  AllocatorConfig cfg;
+  try {
+    cfg = parse_allocator_config(text);
+  } catch (const std::invalid_argument& e) {
+    // The parser's message names the option; the user also needs to know
+    // which setting holds it.
+    throw std::invalid_argument(std::string(variable) + "='" + text + "': " + e.what());
+  }
   if (const char* off = env("PYTORCH_NO_NPU_MEMORY_CACHING")) cfg.caching_enabled = std::string(off) == "0";
   return cfg;
 }
@@ -177,7 +193,9 @@ AllocatorConfig parse_allocator_config(const std::string& text) {
     } else if (key == "base_addr_aligned_kb") {
       parse_aligned_kb(cfg, key, value);
     } else {
-      throw std::invalid_argument("Unrecognized CachingAllocator option: " + key);
+      throw std::invalid_argument("Unrecognized CachingAllocator option: " + key +
+                                  "; allowed options: max_split_size_mb, garbage_collection_threshold, "
+                                  "roundup_power2_divisions, expandable_segments, base_addr_aligned_kb");
     }
   }
   return cfg;

@@ -24,9 +24,10 @@ def activate(mode: str | None = None) -> str:
             raise RuntimeError(f"npu-emu is already active with NPU={_active_mode}; cannot switch to NPU={mode}")
         return _active_mode
 
+    _check_fallback_setting()
     from npu_emu import _C
 
-    _C._load_driver(mode, os.fspath(_EMULATOR_LIBRARY))
+    _load_driver(_C, mode)
     torch.utils.rename_privateuse1_backend("npu")
     from npu_emu import npu as npu_module
 
@@ -36,8 +37,43 @@ def activate(mode: str | None = None) -> str:
     from npu_emu import serialization
 
     serialization.install()
+    from npu_emu import unsupported
+
+    unsupported.install()
     _active_mode = mode
     return mode
+
+
+_FALLBACK_MODES = ("allow", "warn", "error")
+
+
+def _check_fallback_setting() -> None:
+    """A bad NPU_EMU_FALLBACK is an error of the start, not of the first op
+    that falls back. Only checked here: the dispatch layer reads the value at
+    that first fallback, so a process may still set it after the import."""
+    value = os.environ.get("NPU_EMU_FALLBACK", "")
+    if value and value not in _FALLBACK_MODES:
+        raise RuntimeError(f"NPU_EMU_FALLBACK must be one of {', '.join(_FALLBACK_MODES)}; got '{value}'")
+
+
+# What the runtime said about a failed call follows this line of the
+# torch_npu-style error (dispatch/runtime/acl_check.cpp).
+_ACL_ERROR_MARKER = "[ERROR] ERR00100 PTA call acl api failed"
+
+
+def _load_driver(c_module, mode: str) -> None:
+    """Loads the driver and initializes ACL. A failed aclInit says why (a bad
+    NPU_EMU_* setting ...) only after its error code: that reason leads."""
+    try:
+        c_module._load_driver(mode, os.fspath(_EMULATOR_LIBRARY))
+    except RuntimeError as err:
+        text = str(err)
+        if _ACL_ERROR_MARKER not in text:
+            raise
+        reason = text.split(_ACL_ERROR_MARKER, 1)[1].strip()
+        if not reason:
+            raise
+        raise RuntimeError(reason) from err
 
 
 def active_mode() -> str | None:

@@ -31,9 +31,21 @@ def test_every_key_parses():
 
 
 def test_roundup_list_form():
-    # 1 division below 256 MiB, 2 from 256 to 512 MiB, 4 above.
+    # PyTorch's meaning: "<N>:<d>" is the interval of sizes in [N, 2N) MiB,
+    # the first entry also covers all smaller sizes, ">" all larger ones.
     cfg = parse("roundup_power2_divisions:[256:1,512:2,>:4]")
-    assert cfg["roundup_power2_divisions"] == [1] * 8 + [2] + [4] * 7
+    assert cfg["roundup_power2_divisions"] == [1] * 9 + [2] + [4] * 6
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("[32:16,64:4]", [16] * 6 + [4] + [0] * 9),       # no '>': larger sizes are not rounded
+    ("[1:2,2:4,>:8]", [2, 4] + [8] * 14),
+    ("[64:8,256:2]", [8] * 7 + [0] + [2] + [0] * 7),  # 128 MiB, between the listed sizes, keeps 0
+    ("[16:4,>:0]", [4] * 5 + [0] * 11),               # 0 switches rounding off
+    ("[65536:2]", [2] * 16),                          # beyond 32 GiB: the last interval
+])
+def test_roundup_list_form_intervals(text, expected):
+    assert parse("roundup_power2_divisions:" + text)["roundup_power2_divisions"] == expected
 
 
 @pytest.mark.parametrize("text, message", [
@@ -88,7 +100,17 @@ def test_bad_environment_config_is_a_runtime_error_at_first_allocation_and_after
                 print("RuntimeError:", str(e).splitlines()[0])
     """, env={"PYTORCH_NPU_ALLOC_CONF": "max_split_size_mb:64,foo:1"})
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.count("RuntimeError: Unrecognized CachingAllocator option: foo") == 2
+    # The message names the variable that holds the bad option, and the options allowed.
+    assert proc.stdout.count("RuntimeError: PYTORCH_NPU_ALLOC_CONF='max_split_size_mb:64,foo:1': "
+                             "Unrecognized CachingAllocator option: foo; allowed options: max_split_size_mb,") == 2
+
+
+def test_bad_generic_alloc_conf_names_pytorch_alloc_conf():
+    proc = run_python(ALLOC, env={"PYTORCH_ALLOC_CONF": "garbage_collection_threshold:2"})
+    assert proc.returncode != 0
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: PYTORCH_ALLOC_CONF='garbage_collection_threshold:2': Invalid value for "
+                           "CachingAllocator option garbage_collection_threshold"), proc.stderr
 
 
 def test_expandable_segments_is_accepted_with_a_warning():
@@ -126,6 +148,24 @@ def test_roundup_power2_divisions_changes_block_sizes():
     # 1100 KiB + 32 lies between 1 MiB and 2 MiB: rounded up to the next
     # quarter step, 1.25 MiB.
     assert result == 1280 * 1024
+
+
+@pytest.mark.parametrize("conf, nbytes, block", [
+    # 33 MiB lies in the interval of 32 MiB, which "[32:16,...]" gives 16
+    # divisions of 2 MiB: 34 MiB, as in PyTorch and torch_npu (was 40 MiB).
+    ("[32:16,64:4]", 33 * MiB, 34 * MiB),
+    ("[32:16,64:4]", 65 * MiB, 80 * MiB),  # 64 MiB interval: 4 divisions of 16 MiB
+    # Above the list, without '>': +32 bytes, then 512-byte rounding only.
+    ("[32:16,64:4]", 128 * MiB + 256 * 1024, 128 * MiB + 256 * 1024 + 512),
+    ("[1:2,>:8]", 33 * MiB, 36 * MiB),     # '>' covers every interval above the last entry
+    ("16", 33 * MiB, 34 * MiB),            # single value: every interval
+])
+def test_roundup_power2_divisions_rounds_as_pytorch(conf, nbytes, block):
+    result = run_json(f"""
+        x = torch.empty({nbytes}, dtype=torch.uint8, device="npu")
+        print(json.dumps(torch.npu.memory_allocated()))
+    """, env={"PYTORCH_NPU_ALLOC_CONF": f"roundup_power2_divisions:{conf}"})
+    assert result == block
 
 
 def test_garbage_collection_releases_old_cached_segments():

@@ -69,3 +69,17 @@ from npu_emu.npu.random import (  # noqa: E402
 from npu_emu.npu import random  # noqa: E402
 
 __all__ += ["random"] + [n for n in random.__all__ if n != "default_generators"]
+
+from npu_emu.npu.amp import get_amp_supported_dtype  # noqa: E402
+
+__all__ += ["get_amp_supported_dtype"]
+
+
+def __getattr__(name: str) -> type:
+    # torch.compile's inductor asks the device module for its code generators
+    # (torch.npu.Scheduling, ...); npu has none yet, see npu_emu.unsupported.
+    from npu_emu import unsupported
+
+    if name in unsupported.INDUCTOR_ATTRIBUTES:
+        return unsupported.inductor_attribute(name)
+    raise AttributeError(f"module 'torch.npu' has no attribute {name!r}")

@@ -1,0 +1,182 @@
+"""Misconfigurations and features npu does not have yet give one clear error:
+the line the user reads names the setting (or feature) and what to do."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.distributed as dist
+
+from conftest import run_python
+
+
+def final_exception_line(stderr: str) -> str:
+    """The last line of a traceback: `<exception type>: <message>`."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    assert lines, "no error output"
+    return lines[-1]
+
+
+# --- a bad environment setting under NPU=emu: `import torch` fails naming it
+
+
+@pytest.mark.parametrize("variable, value, expected", [
+    ("NPU_EMU_DEVICE_COUNT", "abc", "NPU_EMU_DEVICE_COUNT must be an integer from 1 to 16, got 'abc'"),
+    ("NPU_EMU_SOC", "foo", "NPU_EMU_SOC: unknown SoC 'foo'; known SoCs: Ascend910B1"),
+    ("NPU_EMU_HBM_MB", "lots", "NPU_EMU_HBM_MB must be an integer"),
+    ("NPU_EMU_FALLBACK", "bogus", "NPU_EMU_FALLBACK must be one of allow, warn, error; got 'bogus'"),
+    ("NPU", "gpu", "NPU='gpu' is not a valid value; allowed values are: NPU=emu, NPU=acl"),
+])
+def test_bad_setting_is_the_error_of_import_torch(variable, value, expected):
+    env = {"NPU": "emu", variable: value}
+    r = run_python("import torch", env)
+    assert r.returncode != 0
+    last = final_exception_line(r.stderr)
+    assert "Failed to load the backend extension" not in last, r.stderr
+    assert expected in last, r.stderr
+    # ... and says how to import torch without the backend.
+    assert "TORCH_DEVICE_BACKEND_AUTOLOAD=0" in last
+
+
+def test_fallback_setting_is_checked_when_npu_emu_is_imported():
+    # Before, a bad value was only noticed by the first op that fell back.
+    r = run_python("import torch, npu_emu", {"NPU_EMU_FALLBACK": "eror"})
+    assert r.returncode != 0
+    assert final_exception_line(r.stderr) == (
+        "RuntimeError: NPU_EMU_FALLBACK must be one of allow, warn, error; got 'eror'"), r.stderr
+
+
+def test_runtime_setting_error_leads_when_npu_emu_is_imported():
+    # Without NPU=, `import npu_emu` starts the emulator: its reason comes
+    # first, not "aclInit failed, error code is 100000".
+    r = run_python("import torch, npu_emu", {"NPU_EMU_DEVICE_COUNT": "0"})
+    assert r.returncode != 0
+    assert final_exception_line(r.stderr) == (
+        "RuntimeError: aclInit: NPU_EMU_DEVICE_COUNT must be an integer from 1 to 16, got '0'"), r.stderr
+    assert "error code is 100000" in r.stderr  # the runtime's own report stays in the chained cause
+
+
+def test_bad_allocator_setting_names_the_variable_at_first_allocation():
+    # Read at the first allocation (as CUDA's allocator does), not at import.
+    r = run_python("import torch\ntorch.ones(2, device='npu')",
+                   {"NPU": "emu", "PYTORCH_NPU_ALLOC_CONF": "max_split_size_mb:abc"})
+    assert r.returncode != 0
+    last = final_exception_line(r.stderr)
+    assert last.startswith("RuntimeError: PYTORCH_NPU_ALLOC_CONF='max_split_size_mb:abc': Invalid value for "
+                           "CachingAllocator option max_split_size_mb: 'abc'; allowed: "), r.stderr
+
+
+def test_good_settings_still_import():
+    r = run_python("import torch\nprint(torch.ones(2, device='npu').sum().item(), torch.npu.device_count())",
+                   {"NPU": "emu", "NPU_EMU_DEVICE_COUNT": "2", "NPU_EMU_FALLBACK": "allow"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["2.0", "2"]
+
+
+# --- torch.distributed with hccl
+
+
+def test_hccl_process_group_says_use_gloo():
+    store = dist.HashStore()
+    with pytest.raises(NotImplementedError, match=r"backend 'hccl' is not supported on npu-emu yet.*use backend 'gloo'"):
+        dist.init_process_group("hccl", store=store, rank=0, world_size=1)
+    assert not dist.is_initialized()
+    # The supported way still works afterwards.
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        t = torch.arange(4.0, device="npu")
+        cpu = t.cpu()
+        dist.all_reduce(cpu)
+        assert torch.equal(cpu, torch.arange(4.0))
+    finally:
+        dist.destroy_process_group()
+
+
+def test_default_backend_for_npu_says_use_gloo():
+    # No backend named: PyTorch picks npu's default backend (hccl).
+    with pytest.raises(NotImplementedError, match="use backend 'gloo'"):
+        dist.init_process_group(store=dist.HashStore(), rank=0, world_size=1)
+    assert not dist.is_initialized()
+
+
+# --- torch.compile with inductor
+
+
+def _compile_error(fn, *args) -> BaseException:
+    torch._dynamo.reset()
+    with pytest.raises(Exception) as info:
+        torch.compile(fn, backend="inductor")(*args)
+    return info.value
+
+
+@pytest.mark.parametrize("case", ["pointwise", "module"])
+def test_inductor_on_npu_says_what_to_use(case):
+    if case == "pointwise":
+        err = _compile_error(lambda x: x * 2 + 1, torch.ones(3, device="npu"))
+    else:
+        model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU()).to("npu")
+        err = _compile_error(model, torch.randn(2, 4, device="npu"))
+    message = str(err)
+    assert "torch.compile(backend='inductor') is not supported on npu yet" in message
+    assert "backend='eager'" in message
+    assert "KeyError" not in message
+
+
+def test_eager_compile_on_npu_and_inductor_on_cpu_still_work():
+    torch._dynamo.reset()
+    x = torch.arange(5.0)
+    eager = torch.compile(lambda t: t * 2 + 1, backend="eager")
+    assert torch.equal(eager(x.npu()).cpu(), x * 2 + 1)
+    torch._dynamo.reset()
+    cpu = torch.compile(lambda t: t * 3 - 1, backend="inductor")
+    assert torch.equal(cpu(x), x * 3 - 1)
+    torch._dynamo.reset()
+
+
+# --- torch.autocast("npu")
+
+
+@pytest.mark.parametrize("enter", [lambda: torch.autocast("npu"),
+                                   lambda: torch.autocast(device_type="npu", dtype=torch.bfloat16)])
+def test_autocast_npu_is_refused_at_the_first_npu_op(enter):
+    a = torch.randn(4, 4, device="npu")
+    with enter():
+        with pytest.raises(NotImplementedError, match=r'torch.autocast\("npu"\) is not supported on npu yet.*'
+                                                      r'float32 without autocast.*torch.autocast\("cpu"\)'):
+            torch.mm(a, a)
+    # Leaving the region restores normal dispatch.
+    assert torch.allclose(torch.mm(a, a).cpu(), torch.mm(a.cpu(), a.cpu()))
+
+
+def test_autocast_npu_disabled_and_cpu_autocast_keep_working():
+    a = torch.randn(4, 4)
+    with torch.autocast("npu", enabled=False):
+        out = torch.mm(a.npu(), a.npu())
+    assert out.dtype == torch.float32
+    assert torch.allclose(out.cpu(), torch.mm(a, a))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert torch.mm(a, a).dtype == torch.bfloat16
+        # npu ops are unaffected by CPU autocast.
+        assert torch.mm(a.npu(), a.npu()).dtype == torch.float32
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_activation_checkpointing_on_npu_works(use_reentrant):
+    # checkpoint re-enters torch.autocast(<device>, enabled=<current state>)
+    # around the recomputation; on npu that used to fail PyTorch's assertion
+    # that the device module has get_amp_supported_dtype.
+    from torch.utils.checkpoint import checkpoint
+
+    torch.manual_seed(0)
+    reference = torch.nn.Linear(4, 4)
+    x = torch.randn(3, 4)
+    grads = {}
+    for device in ("cpu", "npu"):
+        model = torch.nn.Linear(4, 4).to(device)
+        model.load_state_dict(reference.state_dict())
+        xi = x.detach().to(device).requires_grad_()
+        y = checkpoint(lambda t: torch.tanh(model(t)) * t, xi, use_reentrant=use_reentrant)
+        y.sum().backward()
+        grads[device] = (xi.grad.cpu(), model.weight.grad.cpu(), model.bias.grad.cpu())
+    for npu_grad, cpu_grad in zip(grads["npu"], grads["cpu"]):
+        torch.testing.assert_close(npu_grad, cpu_grad, rtol=1e-5, atol=1e-6)
