@@ -160,3 +160,25 @@ def outcomes() -> dict[str, Any]:
 def test_buffer_read_on_another_stream_is_not_reused_early(outcomes, scenario):
     got, expected = outcomes[scenario]
     assert got == expected
+
+
+def test_record_stream_with_a_stream_of_another_device_delays_reuse():
+    # What the copies do internally, through the public call: the block is
+    # held back until the other device's stream ran past the recorded point.
+    code = """
+    D0, D1 = torch.device("npu:0"), torch.device("npu:1")
+    x = torch.empty(1000, device=D0)
+    address = x.data_ptr()
+    npu_emu._C._set_kernel_delay_us(100_000)
+    t = torch.zeros(16, device=D1)
+    for _ in range(6):
+        t.add_(1)
+    x.record_stream(torch.npu.current_stream(D1))
+    del x
+    while_busy = torch.empty(1000, device=D0).data_ptr()
+    npu_emu._C._set_kernel_delay_us(0)
+    torch.npu.synchronize(D1)
+    after = torch.empty(1000, device=D0).data_ptr()
+    print(json.dumps([while_busy != address, after == address]))
+    """
+    assert run_json(code, {"NPU_EMU_DEVICE_COUNT": "2"}) == [True, True]
