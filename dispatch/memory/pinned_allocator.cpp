@@ -25,21 +25,22 @@ struct PinnedBlock {
   std::vector<std::unique_ptr<memory::AclEvent>> uses;
 };
 
-// Live pinned blocks (base -> block): ACL cannot be asked whether a host
-// address is pinned, so the allocator remembers what it handed out. Blocks
-// whose tensor died while a copy still used them wait in `pending` until
-// their events completed.
+// A block whose tensor died while queued copies still use it.
 struct PendingBlock {
   void* ptr;
   size_t size;
   std::vector<std::unique_ptr<memory::AclEvent>> uses;
 };
 
+// Live pinned blocks (base -> block): ACL cannot be asked whether a host
+// address is pinned, so the allocator remembers what it handed out. Blocks
+// whose tensor died while a copy still used them wait in `pending` until
+// their events completed.
 struct PinnedRegistry {
   std::mutex mutex;
   std::map<const char*, PinnedBlock> blocks;
   std::vector<PendingBlock> pending;
-  // For host_memory_stats: live tensors (active_*) and what ACL still holds
+  // What get_stats reports: live tensors (active_*) and what ACL still holds
   // for this process, live or waiting for a copy (allocations, allocated_bytes).
   at::HostStats stats;
 };

@@ -4,9 +4,10 @@ A copy between devices reads a staging buffer of the source device on the
 destination's stream. When the buffer dies on return, the caching allocator
 must not hand its block to the next allocation on the source device before
 the destination's stream has read it (record_stream, done by the copy
-itself). Each scenario keeps the reading stream busy with the kernel delay,
-then writes -1 into every block the source device can reuse: a premature
-reuse shows up as -1 in the copy's result."""
+itself). The same holds for npu_format_cast_, whose cast reads the storage it
+replaces on the current stream. Each scenario keeps the reading stream busy
+with the kernel delay, then writes -1 into a new buffer of the freed
+buffer's size: a premature reuse shows up as -1 in the result."""
 
 from __future__ import annotations
 
@@ -26,20 +27,19 @@ HOST = torch.arange(2 * N, dtype=torch.float32)
 
 
 def busy(device):
-    # Six delayed kernels on the device's current stream: whatever is queued
-    # after them there waits about 6 * DELAY_US.
+    # Delayed kernels on the device's current stream: whatever is queued
+    # after them there waits about 8 * DELAY_US.
     t = torch.zeros(16, device=device)
-    for _ in range(6):
+    for _ in range(7):
         t.add_(1)
 
 
 def scribble(device, numel, dtype):
-    # New blocks of the staging buffer's size on `device`'s current stream,
-    # overwritten: they take a block freed there if the allocator allows it.
-    # Waiting for the fills here (the reading stream is still busy) makes
-    # them land before the read even once the kernel delay is lifted.
-    for _ in range(3):
-        torch.empty(numel, dtype=dtype, device=device).fill_(-1)
+    # A new buffer of the freed buffer's size on `device`'s current stream,
+    # overwritten: it takes the freed block if the allocator allows it.
+    # Waiting for the fill here (the reading stream is still busy) makes it
+    # land before the read even once the kernel delay is lifted.
+    torch.empty(numel, dtype=dtype, device=device).fill_(-1)
     torch.npu.current_stream(device).synchronize()
 
 
