@@ -6,6 +6,7 @@
 #include "acl/acl_rt.h"
 #include "device_model/storage_desc.h"
 #include "dispatch/format/storage_format.h"
+#include "dispatch/memory/npu_allocator.h"
 #include "dispatch/ops/factory.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/runtime/acl_check.h"
@@ -107,6 +108,10 @@ void format_cast_(const at::Tensor& t, model::Format format) {
   c10::StorageImpl* from = converted.storage().unsafeGetStorageImpl();
   c10::StorageImpl* to = t.storage().unsafeGetStorageImpl();
   const size_t nbytes = from->nbytes();
+  // The cast still reading the old bytes is queued on the current stream; the
+  // old block is freed below, and without this its own stream could reuse it
+  // before the cast ran.
+  npu_allocator().recordStream(to->data_ptr(), current_stream(t.device().index()));
   // The same StorageImpl takes the new bytes, so every alias sees them.
   to->set_data_ptr_noswap(from->set_data_ptr(at::DataPtr(nullptr, converted.device())));
   to->set_nbytes(nbytes);

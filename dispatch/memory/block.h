@@ -17,13 +17,26 @@ namespace npu::memory {
 
 struct BlockPool;
 
+// A stream that used a block besides the one it was allocated for
+// (record_stream). It may belong to another device (a cross-device copy reads
+// the block on the destination's stream): the event marking the end of that
+// use must be created and recorded on the stream's own device.
+struct StreamUse {
+  aclrtStream stream;
+  c10::DeviceIndex device;
+
+  bool operator<(const StreamUse& other) const {
+    return stream != other.stream ? stream < other.stream : device < other.device;
+  }
+};
+
 struct Block {
   Block(c10::DeviceIndex device, aclrtStream stream, std::size_t size, BlockPool* pool, char* ptr)
       : device(device), stream(stream), size(size), pool(pool), ptr(ptr) {}
 
   c10::DeviceIndex device;
   aclrtStream stream;                // the stream it was allocated for
-  std::set<aclrtStream> stream_uses;  // other streams that used it (record_stream)
+  std::set<StreamUse> stream_uses;  // other streams that used it (record_stream)
   std::size_t size;
   std::size_t requested_size = 0;  // what the caller asked for, while allocated
   BlockPool* pool;

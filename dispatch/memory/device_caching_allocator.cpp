@@ -170,23 +170,29 @@ void DeviceCachingAllocator::free(Block* block) {
   }
 }
 
-void DeviceCachingAllocator::record_stream(Block* block, aclrtStream stream) {
+void DeviceCachingAllocator::record_stream(Block* block, aclrtStream stream, c10::DeviceIndex stream_device) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   if (stream == block->stream) return;  // its own stream orders its uses already
-  block->stream_uses.insert(stream);
+  block->stream_uses.insert(StreamUse{stream, stream_device});
 }
 
 void DeviceCachingAllocator::insert_events(Block* block) {
-  // Events belong to the device: the free may come from any thread.
-  const c10::DeviceGuard guard(npu_device(device_));
-  std::set<aclrtStream> streams;
-  std::swap(streams, block->stream_uses);
-  for (aclrtStream stream : streams) {
-    auto event = events_.acquire();
-    event->record(stream);
+  std::set<StreamUse> uses;
+  std::swap(uses, block->stream_uses);
+  for (const StreamUse& use : uses) {
+    // An ACL event belongs to the device current at its creation and is
+    // recorded on a stream of that device; the free may come from any thread.
+    const c10::DeviceGuard guard(npu_device(use.device));
+    auto event = use.device == device_ ? events_.acquire() : std::make_unique<AclEvent>();
+    event->record(use.stream);
     block->event_count += 1;
-    pending_[stream].emplace_back(std::move(event), block);
+    pending_[use.stream].emplace_back(std::move(event), block);
   }
+}
+
+void DeviceCachingAllocator::recycle_event(std::unique_ptr<AclEvent> event) {
+  // Only this device's events go back to its pool; another device's are destroyed.
+  if (event->device() == device_) events_.release(std::move(event));
 }
 
 void DeviceCachingAllocator::process_events() {
@@ -195,7 +201,7 @@ void DeviceCachingAllocator::process_events() {
     // Events of one stream complete in record order: stop at the first busy one.
     while (!queue.empty() && queue.front().first->query()) {
       Block* block = queue.front().second;
-      events_.release(std::move(queue.front().first));
+      recycle_event(std::move(queue.front().first));
       queue.pop_front();
       if (--block->event_count == 0) free_block(block);
     }
@@ -207,7 +213,7 @@ void DeviceCachingAllocator::synchronize_and_free_events() {
   for (auto& [stream, queue] : pending_) {
     for (auto& [event, block] : queue) {
       event->synchronize();
-      events_.release(std::move(event));
+      recycle_event(std::move(event));
       if (--block->event_count == 0) free_block(block);
     }
   }

@@ -59,8 +59,9 @@ class DeviceCachingAllocator {
   // Takes back an allocated block; it is reusable at once on its own stream,
   // or once the work queued on the streams recorded with record_stream ran.
   void free(Block* block);
-  // `stream` also uses `block`: delays its reuse after free (see free()).
-  void record_stream(Block* block, aclrtStream stream);
+  // `stream` (of device `stream_device`, possibly not this one) also uses
+  // `block`: delays its reuse after free (see free()).
+  void record_stream(Block* block, aclrtStream stream, c10::DeviceIndex stream_device);
   // Returns every wholly free segment to the device (after waiting for
   // pending record_stream events).
   void empty_cache();
@@ -96,6 +97,7 @@ class DeviceCachingAllocator {
   void garbage_collect(const AllocatorConfig& cfg);
   void insert_events(Block* block);
   void process_events();
+  void recycle_event(std::unique_ptr<AclEvent> event);
   void synchronize_and_free_events();
   std::size_t device_capacity();
   [[noreturn]] void throw_oom(const Request& r, std::size_t requested, bool fraction_limited);

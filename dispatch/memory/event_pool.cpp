@@ -3,10 +3,11 @@
 #include "acl/acl_rt.h"
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/runtime/acl_check.h"
+#include "dispatch/runtime/npu_device.h"
 
 namespace npu::memory {
 
-AclEvent::AclEvent() { NPU_CHECK(aclrtCreateEvent, &handle_); }
+AclEvent::AclEvent() : device_(current_device()) { NPU_CHECK(aclrtCreateEvent, &handle_); }
 
 AclEvent::~AclEvent() {
   if (handle_ != nullptr && driver::loaded()) driver::driver().aclrtDestroyEvent(handle_);

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <vector>
 
+#include <c10/core/Device.h>
+
 #include "acl/acl_base.h"
 
 namespace npu::memory {
@@ -16,7 +18,7 @@ namespace npu::memory {
 // still loaded: at process exit it may be gone).
 class AclEvent {
  public:
-  AclEvent();  // throws c10::Error when aclrtCreateEvent fails
+  AclEvent();  // on the current device; throws c10::Error when aclrtCreateEvent fails
   ~AclEvent();
   AclEvent(const AclEvent&) = delete;
   AclEvent& operator=(const AclEvent&) = delete;
@@ -26,9 +28,12 @@ class AclEvent {
   // True once the work before the recorded point has run.
   bool query() const;
   void synchronize() const;
+  // The device that was current when the event was created.
+  c10::DeviceIndex device() const { return device_; }
 
  private:
   aclrtEvent handle_ = nullptr;
+  c10::DeviceIndex device_;
 };
 
 // Recycles events of one device; the caller holds that device current when

@@ -151,7 +151,9 @@ class NpuCachingAllocator final : public c10::DeviceAllocator {
     if (ptr.get() == nullptr || ptr.get_deleter() != &memory::free_ptr) return;
     memory::Block* block = memory::state().find(ptr.get());
     if (block == nullptr) return;
-    memory::device_allocator(block->device).record_stream(block, acl_stream(stream));
+    TORCH_CHECK(stream.device_type() == c10::DeviceType::PrivateUse1, "record_stream: expected an npu stream, got ",
+                stream);
+    memory::device_allocator(block->device).record_stream(block, acl_stream(stream), stream.device_index());
   }
 
   c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override {

@@ -6,11 +6,14 @@
 #include <mutex>
 #include <vector>
 
+#include <ATen/core/CachingHostAllocator.h>
+#include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/memory/event_pool.h"
 #include "dispatch/runtime/acl_check.h"
+#include "dispatch/runtime/npu_stream.h"
 
 namespace npu {
 
@@ -22,6 +25,13 @@ struct PinnedBlock {
   std::vector<std::unique_ptr<memory::AclEvent>> uses;
 };
 
+// A block whose tensor died while queued copies still use it.
+struct PendingBlock {
+  void* ptr;
+  size_t size;
+  std::vector<std::unique_ptr<memory::AclEvent>> uses;
+};
+
 // Live pinned blocks (base -> block): ACL cannot be asked whether a host
 // address is pinned, so the allocator remembers what it handed out. Blocks
 // whose tensor died while a copy still used them wait in `pending` until
@@ -29,7 +39,10 @@ struct PinnedBlock {
 struct PinnedRegistry {
   std::mutex mutex;
   std::map<const char*, PinnedBlock> blocks;
-  std::vector<std::pair<void*, std::vector<std::unique_ptr<memory::AclEvent>>>> pending;
+  std::vector<PendingBlock> pending;
+  // What get_stats reports: live tensors (active_*) and what ACL still holds
+  // for this process, live or waiting for a copy (allocations, allocated_bytes).
+  at::HostStats stats;
 };
 
 // Never destroyed: pinned tensors may die during interpreter shutdown.
@@ -49,8 +62,11 @@ bool all_done(const std::vector<std::unique_ptr<memory::AclEvent>>& events) {
 void release_completed(PinnedRegistry& r) {
   if (!driver::loaded()) return;
   for (auto it = r.pending.begin(); it != r.pending.end();) {
-    if (all_done(it->second)) {
-      driver::driver().aclrtFreeHost(it->first);
+    if (all_done(it->uses)) {
+      driver::driver().aclrtFreeHost(it->ptr);
+      r.stats.allocations.decrease(1);
+      r.stats.allocated_bytes.decrease(it->size);
+      r.stats.num_host_free += 1;
       it = r.pending.erase(it);
     } else {
       ++it;
@@ -65,12 +81,18 @@ void free_pinned(void* ptr) {
   const auto it = r.blocks.find(static_cast<const char*>(ptr));
   if (it == r.blocks.end() || !driver::loaded()) return;
   auto uses = std::move(it->second.uses);
+  const size_t size = it->second.size;
   r.blocks.erase(it);
+  r.stats.active_requests.decrease(1);
+  r.stats.active_bytes.decrease(size);
   try {
     if (all_done(uses)) {
       driver::driver().aclrtFreeHost(ptr);
+      r.stats.allocations.decrease(1);
+      r.stats.allocated_bytes.decrease(size);
+      r.stats.num_host_free += 1;
     } else {
-      r.pending.emplace_back(ptr, std::move(uses));
+      r.pending.push_back(PendingBlock{ptr, size, std::move(uses)});
     }
     release_completed(r);
   } catch (const std::exception& e) {
@@ -79,7 +101,12 @@ void free_pinned(void* ptr) {
   }
 }
 
-class PinnedAllocator final : public c10::Allocator {
+// The block holding `ptr` in `r`, or end(); the caller holds the lock.
+std::map<const char*, PinnedBlock>::iterator find_block(PinnedRegistry& r, const void* ptr);
+
+// Also PyTorch's host allocator for PrivateUse1 (at::getHostAllocator), which
+// torch.accelerator.memory.empty_host_cache and the host memory statistics use.
+class PinnedAllocator final : public at::HostAllocator {
  public:
   c10::DataPtr allocate(size_t nbytes) override {
     void* ptr = nullptr;
@@ -92,14 +119,59 @@ class PinnedAllocator final : public c10::Allocator {
       NPU_CHECK(aclrtMallocHost, &ptr, nbytes);
       std::lock_guard<std::mutex> lock(r.mutex);
       r.blocks[static_cast<const char*>(ptr)].size = nbytes;
+      r.stats.active_requests.increase(1);
+      r.stats.active_bytes.increase(nbytes);
+      r.stats.allocations.increase(1);
+      r.stats.allocated_bytes.increase(nbytes);
+      r.stats.num_host_alloc += 1;
     }
     return {ptr, ptr, &free_pinned, c10::Device(c10::DeviceType::CPU)};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &free_pinned; }
   void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
+
+  bool record_event(void* ptr, void*, c10::Stream stream) override {
+    if (stream.device_type() != c10::DeviceType::PrivateUse1 || !is_pinned(ptr)) return false;
+    const c10::DeviceGuard guard(stream.device());
+    record_pinned_use(ptr, acl_stream(stream));
+    return true;
+  }
+
+  // Blocks are returned to ACL when their tensor dies; what remains are the
+  // blocks whose asynchronous copies are still queued, freed as they finish.
+  void empty_cache() override {
+    PinnedRegistry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    release_completed(r);
+  }
+
+  at::HostStats get_stats() override {
+    PinnedRegistry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    return r.stats;
+  }
+
+  void reset_accumulated_stats() override {
+    PinnedRegistry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (at::Stat* stat : {&r.stats.active_requests, &r.stats.active_bytes, &r.stats.allocations,
+                           &r.stats.allocated_bytes}) {
+      stat->reset_accumulated();
+    }
+    r.stats.num_host_alloc = 0;
+    r.stats.num_host_free = 0;
+  }
+
+  void reset_peak_stats() override {
+    PinnedRegistry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (at::Stat* stat : {&r.stats.active_requests, &r.stats.active_bytes, &r.stats.allocations,
+                           &r.stats.allocated_bytes}) {
+      stat->reset_peak();
+    }
+  }
 };
 
-// The live block holding `p`, or end(); the caller holds the lock.
 std::map<const char*, PinnedBlock>::iterator find_block(PinnedRegistry& r, const void* ptr) {
   const auto* p = static_cast<const char*>(ptr);
   auto it = r.blocks.upper_bound(p);
@@ -111,9 +183,19 @@ std::map<const char*, PinnedBlock>::iterator find_block(PinnedRegistry& r, const
 }  // namespace
 
 c10::Allocator& pinned_allocator() {
-  static PinnedAllocator allocator;
+  // Never destroyed, like the registry: pinned tensors may die at exit.
+  static PinnedAllocator& allocator = *new PinnedAllocator();
   return allocator;
 }
+
+namespace {
+// Without it at::getHostAllocator(PrivateUse1) is a null pointer that
+// torch.accelerator.memory.empty_host_cache() calls through.
+const bool g_host_allocator_registered = [] {
+  at::setHostAllocator(c10::DeviceType::PrivateUse1, static_cast<PinnedAllocator*>(&pinned_allocator()));
+  return true;
+}();
+}  // namespace
 
 bool is_pinned(const void* ptr) {
   PinnedRegistry& r = registry();

@@ -9,6 +9,7 @@
 #include "acl/acl_rt.h"
 #include "dispatch/format/format_cast.h"
 #include "dispatch/format/storage_format.h"
+#include "dispatch/memory/npu_allocator.h"
 #include "dispatch/memory/pinned_allocator.h"
 #include "dispatch/ops/factory.h"
 #include "dispatch/ops/op_runner.h"
@@ -29,6 +30,13 @@ void memcpy_async(void* dst, const void* src, size_t bytes, aclrtMemcpyKind kind
 }
 
 void sync_current_stream() { synchronize_stream(current_stream(current_device())); }
+
+// `t` (an npu tensor) is read by work queued on `consumer`, a stream its block
+// was not allocated for: its memory must not be reused before that work ran,
+// even when `t` dies first (what record_stream does for a user).
+void keep_alive_for(const at::Tensor& t, c10::Stream consumer) {
+  npu_allocator().recordStream(t.storage().data_ptr(), consumer);
+}
 
 // dst (npu) <- src (npu, same device): conversion and layout on the device.
 void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
@@ -97,6 +105,10 @@ void copy_d2d(const at::Tensor& dst, const at::Tensor& src) {
   c10::DeviceGuard guard(dst.device());
   at::Tensor staged = empty_npu(dense.sizes(), dst.scalar_type(), dst.device());
   memcpy_async(data_address(staged), dense.const_data_ptr(), dense.nbytes(), ACL_MEMCPY_DEVICE_TO_DEVICE);
+  // The memcpy reading `dense` waits on the destination's stream, possibly
+  // behind other work; `dense` dies on return, and its block would otherwise
+  // be reusable at once on the source device's stream.
+  keep_alive_for(dense, current_stream(dst.device().index()));
   copy_on_device(dst, staged);
 }
 

@@ -37,7 +37,12 @@ class NpuGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   c10::Stream getDefaultStream(c10::Device d) const override { return default_stream(d.index()); }
   c10::Stream getNewStream(c10::Device d, int priority) const override { return pool_stream(d.index(), priority); }
   c10::Stream getStreamFromGlobalPool(c10::Device d, bool) const override { return pool_stream(d.index(), 0); }
-  c10::Stream exchangeStream(c10::Stream s) const override { return exchange_stream(s); }
+  c10::Stream exchangeStream(c10::Stream s) const override {
+    // torch.accelerator.set_stream hands over whatever stream it is given.
+    TORCH_CHECK(s.device_type() == kNpu, "set_stream: expected an npu stream, got a stream of device ", s.device(),
+                "; use torch.npu.Stream() or torch.Stream(device='npu')");
+    return exchange_stream(s);
+  }
   void* getStreamNativeHandle(const c10::Stream s) const override { return acl_stream(s); }
 
   c10::DeviceIndex deviceCount() const noexcept override { return device_count(); }
@@ -48,8 +53,12 @@ class NpuGuardImpl final : public c10::impl::DeviceGuardImplInterface {
 
   void record(void** event, const c10::Stream& stream, const c10::DeviceIndex device_index,
               const c10::EventFlag flag) const override {
-    TORCH_CHECK(device_index == -1 || device_index == stream.device_index(), "Event device index ", device_index,
-                " does not match recording stream's device index ", stream.device_index(), ".");
+    // DeviceIndex is an int8_t: printed as it is, it would be a character.
+    TORCH_CHECK(device_index == -1 || device_index == stream.device_index(), "Event.record: the event belongs to npu:",
+                static_cast<int>(device_index), " (where it was first recorded or created) but the stream is on npu:",
+                static_cast<int>(stream.device_index()),
+                "; an event records streams of its own device only: use a new event for npu:",
+                static_cast<int>(stream.device_index()));
     if (*event == nullptr) {
       // PyTorch's default event is cheap (no timing); BACKEND_DEFAULT asks for timing.
       const uint32_t flags = flag == c10::EventFlag::BACKEND_DEFAULT ? ACL_EVENT_TIME_LINE | ACL_EVENT_SYNC

@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 
 import npu_emu  # noqa: F401  (activates the npu backend)
+from npu_subprocess import run_json
 
 
 def test_factories_with_pin_memory():
@@ -94,3 +95,27 @@ def test_pinned_source_freed_during_the_copy_stays_valid(delay_us):
     torch.npu.synchronize()
     assert torch.equal(dev.cpu(), expected)
     del scribble
+
+
+def test_empty_host_cache_keeps_pinned_blocks_that_copies_still_use():
+    # Runs in its own interpreter: before the fix the call crashed the process.
+    # Small tensors: kernels that use oneTBB's workers can still crash the
+    # interpreter's exit (issue 12 item 7, a separate fix), which is not what
+    # this test is about.
+    code = """
+    expected = torch.arange(1 << 10, dtype=torch.float32)
+    dev = torch.zeros(1 << 10, device="npu")
+    torch.npu.synchronize()
+    npu_emu._C._set_kernel_delay_us(300_000)
+    dev.fill_(0)  # in flight; the copy queues behind it
+    src = expected.pin_memory()
+    dev.copy_(src, non_blocking=True)
+    del src
+    torch.accelerator.memory.empty_host_cache()
+    scribble = [torch.full((1 << 10,), -1.0, pin_memory=True) for _ in range(4)]
+    npu_emu._C._set_kernel_delay_us(0)
+    torch.npu.synchronize()
+    torch.accelerator.memory.empty_host_cache()
+    print(json.dumps(torch.equal(dev.cpu(), expected)))
+    """
+    assert run_json(code) is True

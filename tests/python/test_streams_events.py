@@ -109,3 +109,18 @@ def test_launch_blocking_makes_launches_synchronous():
     assert r.stdout.strip() == "True", r.stderr
     r = run_python(code)
     assert r.stdout.strip() == "False", r.stderr
+
+
+def test_recording_an_event_on_another_devices_stream_names_both_devices():
+    code = ("import torch, npu_emu\n"
+            "e = torch.npu.Event()\n"
+            "e.record(torch.npu.current_stream(0))\n"
+            "try:\n"
+            "    e.record(torch.npu.Stream(device=1))\n"
+            "except RuntimeError as err:\n"
+            "    print(repr(str(err)))\n")
+    r = run_python(code, {"NPU_EMU_DEVICE_COUNT": "2"})
+    assert r.returncode == 0, r.stderr
+    message = r.stdout.strip()
+    assert "belongs to npu:0" in message and "stream is on npu:1" in message, message
+    assert "\\x00" not in message and "\\x01" not in message, message
