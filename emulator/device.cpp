@@ -1,6 +1,7 @@
 #include "emulator/device.h"
 
 #include <pthread.h>
+#include <tbb/global_control.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -108,6 +109,12 @@ void Runtime::shut_down() {
   for (int32_t id = 0; id < device_count(); ++id) {
     for (const auto& s : streams_of(id)) s->stop();
   }
+  // Every kernel has returned, so oneTBB has no work left; waiting for its
+  // worker threads to end as well means none is still running when the
+  // process's libraries are finalized. Fails harmlessly (false) when another
+  // user of oneTBB in the process still holds it.
+  tbb::task_scheduler_handle tbb_threads{tbb::attach{}};
+  (void)tbb::finalize(tbb_threads, std::nothrow);
 }
 
 Runtime::Runtime() {
