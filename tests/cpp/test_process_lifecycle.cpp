@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -46,6 +47,7 @@ TEST_CASE("a child forked while streams run refuses the runtime and exits cleanl
   {
     KernelDelay slow(20000);  // the add is still queued or running when the process forks
     REQUIRE(acl_test::launch_adds(x, x, 1.0, nullptr) == ACL_SUCCESS);
+    std::fflush(nullptr);  // else the child's exit() writes the parent's buffered output again
     pid = fork();
     if (pid == 0) child_checks_refusal_then_exits();
   }

@@ -1,9 +1,12 @@
 """Process lifecycle: interpreter exit after large npu work, and children
-forked after the parent used npu. Every scenario runs in fresh interpreters
-bounded by a timeout, so a hang fails the test instead of stalling the suite."""
+forked before and after the parent used npu. Every scenario runs in fresh
+interpreters bounded by a timeout, so a hang fails the test instead of
+stalling the suite; scenarios share interpreters where they can (each start
+costs seconds on a loaded machine)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -41,27 +44,14 @@ def _finish(proc: subprocess.Popen) -> tuple[int, str, str]:
     return proc.returncode, out, err
 
 
-def _run_many(tmp_path: Path, code: str, runs: int, parallel: int = 4) -> list[tuple[int, str, str]]:
-    """Runs `code` as a script `runs` times, `parallel` interpreters at a time."""
-    script = tmp_path / "script.py"
+def _write(directory: Path, code: str) -> Path:
+    script = directory / "script.py"
     script.write_text(textwrap.dedent(code))
-    results = []
-    for start in range(0, runs, parallel):
-        procs = [_start(script) for _ in range(min(parallel, runs - start))]
-        results.extend(_finish(p) for p in procs)
-    return results
+    return script
 
 
-def _run(tmp_path: Path, code: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    script = tmp_path / "script.py"
-    script.write_text(textwrap.dedent(code))
-    return _finish(_start(script, env))
-
-
-def _assert_all_exit_zero(results: list[tuple[int, str, str]]) -> None:
-    codes = [rc for rc, _, _ in results]
-    bad = [(rc, err[-2000:]) for rc, _, err in results if rc != 0]
-    assert not bad, f"exit codes {codes}; first failure: {bad[0]}"
+def _run(directory: Path, code: str) -> tuple[int, str, str]:
+    return _finish(_start(_write(directory, code)))
 
 
 LARGE_OPS = """
@@ -79,113 +69,142 @@ LARGE_OPS = """
 
 
 def test_interpreter_exit_after_large_ops_is_clean_every_time(tmp_path):
-    _assert_all_exit_zero(_run_many(tmp_path, LARGE_OPS, runs=12))
-
-
-def test_exit_never_unloads_the_emulator_or_onetbb(tmp_path):
-    # Unloading the emulator library at exit also unloaded oneTBB while its
-    # worker threads still ran: a SIGSEGV in unmapped code in some runs.
-    # glibc's loader reports every unload, so this holds deterministically.
-    rc, _, err = _run(tmp_path, LARGE_OPS, env={"LD_DEBUG": "files", "LD_DEBUG_OUTPUT": str(tmp_path / "ld")})
-    assert rc == 0, err
+    runs, parallel = 10, 5
+    script = _write(tmp_path, LARGE_OPS)
+    # glibc's loader logs every library it unloads: unloading the emulator
+    # at exit also unloaded oneTBB while its workers still ran (a SIGSEGV in
+    # unmapped code in some runs), so the log shows that deterministically.
+    env = {"LD_DEBUG": "files", "LD_DEBUG_OUTPUT": str(tmp_path / "ld")}
+    results = []
+    for start in range(0, runs, parallel):
+        procs = [_start(script, env) for _ in range(min(parallel, runs - start))]
+        results.extend(_finish(p) for p in procs)
+    codes = [rc for rc, _, _ in results]
+    failures = [(rc, err[-2000:]) for rc, _, err in results if rc != 0]
+    assert not failures, f"exit codes {codes}; first failure: {failures[0]}"
     log = "".join(p.read_text() for p in tmp_path.glob("ld.*"))
-    assert "libnpu_emu_acl.so" in log  # the loader did report on this process
+    assert "libnpu_emu_acl.so" in log, "the loader did not report on these processes"
     unloaded = [line for line in log.splitlines()
                 if "destroying link map" in line and ("libnpu_emu_acl" in line or "libtbb" in line)]
     assert not unloaded, unloaded
 
 
-FORK_PRELUDE = """
-    import os, sys, torch, torch_npu
+# One parent forks every scenario's child in turn; each child reports on a
+# pipe, and the parent prints {scenario: [exit code, report]} as JSON.
+FORK_SCENARIOS = """
+    import json, os, sys, torch, torch_npu
 
-    parent = torch.arange(1 << 20, dtype=torch.float32).npu()
-    assert float((parent * 2).sum().cpu()) == float((torch.arange(1 << 20, dtype=torch.float64) * 2).sum())
-    assert not torch.npu._is_in_bad_fork()
-
-    def wait_child(pid):
+    def fork_child(body):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            report = os.fdopen(write_end, "w")
+            body(report)  # exits by itself, or returns for a normal interpreter exit
+            report.close()
+            sys.exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end) as r:
+            text = r.read()
         _, status = os.waitpid(pid, 0)
-        return os.waitstatus_to_exitcode(status)
-"""
+        return [os.waitstatus_to_exitcode(status), text]
 
+    results = {}
 
-@pytest.mark.parametrize("how", ["sys.exit", "return", "os._exit"])
-def test_forked_child_that_only_exits_does_not_hang(tmp_path, how):
-    exit_call = {"sys.exit": "sys.exit(7)", "return": "raise SystemExit(7)", "os._exit": "os._exit(7)"}[how]
-    code = FORK_PRELUDE + f"""
-    pid = os.fork()
-    if pid == 0:
-        {exit_call}
-    assert wait_child(pid) == 7
-    # The parent's npu state is intact after the fork.
-    assert torch.equal((parent + 1).cpu(), torch.arange(1 << 20, dtype=torch.float32) + 1)
-    print("parent ok")
-    """
-    rc, out, err = _run(tmp_path, code)
-    assert rc == 0, err
-    assert "parent ok" in out
+    def before_use(report):
+        # Importing the backend does not initialize a device: as with CUDA, a
+        # child forked before the parent used npu initializes its own.
+        report.write(f"bad fork {torch.npu._is_in_bad_fork()}; ")
+        report.write(str(torch.equal((torch.arange(5).npu() * 3).cpu(), torch.arange(5) * 3)))
 
+    results["before_use"] = fork_child(before_use)
 
-def test_forked_child_gets_a_clear_error_from_every_npu_entry_point(tmp_path):
-    code = FORK_PRELUDE + """
-    entry_points = {
-        "torch.ones(device='npu')": lambda: torch.ones(3, device="npu"),
-        "tensor.npu()": lambda: torch.ones(3).npu(),
-        "tensor.to('npu:0')": lambda: torch.ones(3).to("npu:0"),
-        "parent tensor op": lambda: parent + 1,
-        "parent tensor .cpu()": lambda: parent.cpu(),
-        "torch.npu.synchronize()": lambda: torch.npu.synchronize(),
-        "torch.npu.current_device()": lambda: torch.npu.current_device(),
-        "torch.npu.set_device(0)": lambda: torch.npu.set_device(0),
-        "torch.npu.Stream()": lambda: torch.npu.Stream(),
-        "torch.npu.Event().record()": lambda: torch.npu.Event().record(),
-        "torch.npu.memory_allocated()": lambda: torch.npu.memory_allocated(),
-    }
-    pid = os.fork()
-    if pid == 0:
-        failures = []
-        assert torch.npu._is_in_bad_fork()
-        assert torch.npu.device_count() == 1  # what CUDA's device_count also answers in a bad fork
-        for name, call in entry_points.items():
+    n = 1 << 20
+    parent = torch.arange(n, dtype=torch.float32).npu()
+    assert float((parent * 2).sum().cpu()) == float((torch.arange(n, dtype=torch.float64) * 2).sum())
+    assert not torch.npu._is_in_bad_fork()
+    slow = (parent.exp() + 1).cumsum(0)  # still queued or running when the children are forked
+
+    def exit_sys(report):
+        sys.exit(7)
+
+    def exit_by_return(report):
+        report.write("returning")
+
+    def exit_hard(report):
+        os._exit(7)
+
+    for name, body in [("sys.exit", exit_sys), ("return", exit_by_return), ("os._exit", exit_hard)]:
+        results[name] = fork_child(body)
+
+    def entry_points(report):
+        calls = {
+            "torch.ones(device='npu')": lambda: torch.ones(3, device="npu"),
+            "tensor.npu()": lambda: torch.ones(3).npu(),
+            "tensor.to('npu:0')": lambda: torch.ones(3).to("npu:0"),
+            "torch.empty_like(parent)": lambda: torch.empty_like(parent),
+            "parent + 1": lambda: parent + 1,
+            "parent.cpu()": lambda: parent.cpu(),
+            "torch.npu.synchronize()": lambda: torch.npu.synchronize(),
+            "torch.npu.current_device()": lambda: torch.npu.current_device(),
+            "torch.npu.set_device(0)": lambda: torch.npu.set_device(0),
+            "torch.npu.Stream()": lambda: torch.npu.Stream(),
+            "torch.npu.Event().record()": lambda: torch.npu.Event().record(),
+            "torch.npu.memory_allocated()": lambda: torch.npu.memory_allocated(),
+            "torch.npu._lazy_init()": lambda: torch.npu._lazy_init(),
+        }
+        problems = []
+        if not torch.npu._is_in_bad_fork():
+            problems.append("_is_in_bad_fork() is False")
+        if torch.npu.device_count() != 1:  # CUDA's device_count also answers in a bad fork
+            problems.append(f"device_count() {torch.npu.device_count()}")
+        for name, call in calls.items():
             try:
                 call()
-                failures.append(f"{name}: no error")
+                problems.append(f"{name}: no error")
             except RuntimeError as e:
-                if "Cannot re-initialize NPU in forked subprocess" not in str(e) or "'spawn'" not in str(e):
-                    failures.append(f"{name}: {e}")
-        torch.manual_seed(0)  # seeds CPU; skips npu in a bad fork, as for CUDA
-        del parent  # freeing the parent's npu memory in the child must neither hang nor fail
-        print("\\n".join(failures), flush=True)
-        sys.exit(1 if failures else 0)
-    assert wait_child(pid) == 0
-    assert torch.equal((parent + 1).cpu(), torch.arange(1 << 20, dtype=torch.float32) + 1)
-    print("parent ok")
-    """
-    rc, out, err = _run(tmp_path, code)
+                if FORK_ERROR not in str(e) or "'spawn' start method" not in str(e):
+                    problems.append(f"{name}: {e}")
+        torch.manual_seed(0)  # seeds CPU, skips npu in a bad fork (as for CUDA)
+        global parent, slow
+        del parent, slow  # freeing the parent's npu memory must neither hang nor fail
+        report.write("; ".join(problems))
+
+    results["entry_points"] = fork_child(entry_points)
+
+    # The parent's npu state is intact after all this.
+    expected = (torch.arange(n, dtype=torch.float32).exp() + 1).cumsum(0)
+    results["parent"] = [0, str(torch.allclose(slow.cpu(), expected, rtol=1e-4)
+                                and torch.equal((parent + 1).cpu(), torch.arange(n, dtype=torch.float32) + 1))]
+    print(json.dumps(results))
+""".replace("FORK_ERROR", repr(FORK_ERROR))
+
+
+@pytest.fixture(scope="module")
+def fork_results(tmp_path_factory) -> dict[str, list]:
+    rc, out, err = _run(tmp_path_factory.mktemp("fork"), FORK_SCENARIOS)
     assert rc == 0, f"{out}\n{err}"
-    assert "parent ok" in out
+    return json.loads(out.strip().splitlines()[-1])
 
 
-def test_fork_before_any_npu_use_leaves_npu_usable_in_the_child(tmp_path):
-    # Importing the backend does not initialize a device: as with CUDA, a
-    # child forked before the parent used npu initializes its own.
-    code = """
-    import os, sys, torch, torch_npu
-    pid = os.fork()
-    if pid == 0:
-        assert not torch.npu._is_in_bad_fork()
-        ok = torch.equal((torch.arange(5).npu() * 3).cpu(), torch.arange(5) * 3)
-        sys.exit(0 if ok else 1)
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
-    assert torch.equal((torch.arange(5).npu() + 1).cpu(), torch.arange(5) + 1)
-    print("parent ok")
-    """
-    rc, out, err = _run(tmp_path, code)
-    assert rc == 0, f"{out}\n{err}"
-    assert "parent ok" in out
+@pytest.mark.parametrize("how, code", [("sys.exit", 7), ("return", 0), ("os._exit", 7)])
+def test_forked_child_that_only_exits_does_not_hang(fork_results, how, code):
+    assert fork_results[how][0] == code, fork_results[how]
 
 
-POOL_SCRIPT = """
+def test_forked_child_gets_the_clear_error_from_every_npu_entry_point(fork_results):
+    assert fork_results["entry_points"] == [0, ""]
+
+
+def test_fork_before_any_npu_use_leaves_npu_usable_in_the_child(fork_results):
+    assert fork_results["before_use"] == [0, "bad fork False; True"]
+
+
+def test_parent_keeps_working_after_forking(fork_results):
+    assert fork_results["parent"] == [0, "True"]
+
+
+POOLS = """
     import multiprocessing as mp
     import torch, torch_npu
 
@@ -194,34 +213,23 @@ POOL_SCRIPT = """
 
     if __name__ == "__main__":
         expected = float((torch.arange(1000, dtype=torch.float32) * 2).sum())
-        assert use_npu(1000) == expected  # the parent has used npu before the pool starts
-        {body}
-        assert use_npu(1000) == expected  # and keeps working after it
-        print("parent ok")
-"""
-
-
-def test_fork_pool_worker_using_npu_gets_the_clear_error(tmp_path):
-    body = """
+        assert use_npu(1000) == expected  # the parent has used npu before the pools start
         with mp.get_context("fork").Pool(1) as pool:
             try:
                 pool.apply(use_npu, (1000,))
-                raise AssertionError("a fork worker used npu without an error")
+                print("fork: no error")
             except RuntimeError as e:
-                assert "Cannot re-initialize NPU in forked subprocess" in str(e), str(e)
-                assert "'spawn' start method" in str(e), str(e)
+                print("fork:", str(e).splitlines()[0])
             assert pool.apply(sum, ([1, 2, 3],)) == 6  # the worker itself is fine for CPU work
-    """
-    rc, out, err = _run(tmp_path, POOL_SCRIPT.replace("{body}", textwrap.dedent(body).strip().replace("\n", "\n        ")))
-    assert rc == 0, f"{out}\n{err}"
-    assert "parent ok" in out
-
-
-def test_spawn_pool_worker_uses_npu(tmp_path):
-    body = """
         with mp.get_context("spawn").Pool(1) as pool:
-            assert pool.apply(use_npu, (1000,)) == expected
-    """
-    rc, out, err = _run(tmp_path, POOL_SCRIPT.replace("{body}", textwrap.dedent(body).strip().replace("\n", "\n        ")))
+            print("spawn:", pool.apply(use_npu, (1000,)) == expected)
+        print("parent:", use_npu(1000) == expected)
+"""
+
+
+def test_fork_pool_worker_gets_the_clear_error_and_spawn_pool_works(tmp_path):
+    rc, out, err = _run(tmp_path, POOLS)
     assert rc == 0, f"{out}\n{err}"
-    assert "parent ok" in out
+    lines = out.strip().splitlines()
+    assert lines == ["fork: Cannot re-initialize NPU in forked subprocess. To use NPU with multiprocessing, "
+                     "you must use the 'spawn' start method", "spawn: True", "parent: True"], out
