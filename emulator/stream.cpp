@@ -71,10 +71,11 @@ void Stream::submit(Task task) {
       return;
     }
     if (!worker_.joinable()) {
+      // Marked first: a fork racing with this start must count the thread.
+      g_worker_started.store(true, std::memory_order_release);
       // Before the task is queued: if the thread cannot be started, the
       // launch fails and leaves nothing behind that would never run.
       worker_ = std::thread([this] { worker_loop(); });
-      g_worker_started.store(true, std::memory_order_release);
     }
     queue_.push_back(std::move(task));
     queued_.store(queue_.size(), std::memory_order_release);
