@@ -1,5 +1,9 @@
 #include "emulator/device.h"
 
+#include <pthread.h>
+#include <tbb/global_control.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
@@ -51,15 +55,66 @@ std::vector<int32_t> visible_devices(int32_t physical_count) {
   return ids;
 }
 
+// Set in a forked child when the parent's runtime had started stream
+// threads: none of them exists in the child.
+std::atomic<bool> g_bad_fork{false};
+
+void mark_child_after_fork() {
+  if (Stream::any_worker_started()) g_bad_fork.store(true, std::memory_order_release);
+}
+
 }  // namespace
 
 Device::Device(int32_t id, int32_t physical_id, const model::SocProfile& profile, uint64_t hbm_bytes)
     : id_(id), physical_id_(physical_id), profile_(profile), memory_(hbm_bytes),
       default_stream_(std::make_unique<Stream>(id, 0)) {}
 
+bool Runtime::in_bad_fork() { return g_bad_fork.load(std::memory_order_acquire); }
+
 Runtime& Runtime::get() {
-  static Runtime runtime;  // construction retries on the next call if it threw
+  if (in_bad_fork()) {
+    fail(ACL_ERROR_UNINITIALIZE,
+         "Cannot re-initialize NPU in forked subprocess. To use NPU with multiprocessing, you must use the "
+         "'spawn' start method");
+  }
+  // Deliberately leaked: tensors and events may be freed (and may free
+  // device memory) during static destruction at exit, after a static
+  // Runtime would be gone; and in a forked child, destroying the parent's
+  // streams would wait for threads that do not exist there. Construction
+  // retries on the next call if it threw (nothing is leaked then).
+  static Runtime& runtime = []() -> Runtime& {
+    Runtime& created = *new Runtime();
+    pthread_atfork(nullptr, nullptr, &mark_child_after_fork);
+    // atexit rather than a static destructor, registered once the runtime
+    // exists: it runs before the static destructors of libraries loaded
+    // earlier (oneTBB), whose code the stream workers may be running.
+    std::atexit(&Runtime::shut_down_at_exit);
+    return created;
+  }();
   return runtime;
+}
+
+void Runtime::shut_down_at_exit() {
+  // In a bad fork the streams, their locks and condition variables belong
+  // to the parent's threads: leave them alone.
+  if (in_bad_fork()) return;
+  try {
+    get().shut_down();
+  } catch (const std::exception&) {
+    // Nothing may escape an exit handler; the process ends either way.
+  }
+}
+
+void Runtime::shut_down() {
+  for (int32_t id = 0; id < device_count(); ++id) {
+    for (const auto& s : streams_of(id)) s->stop();
+  }
+  // Every kernel has returned, so oneTBB has no work left; waiting for its
+  // worker threads to end as well means none is still running when the
+  // process's libraries are finalized. Fails harmlessly (false) when another
+  // user of oneTBB in the process still holds it.
+  tbb::task_scheduler_handle tbb_threads{tbb::attach{}};
+  (void)tbb::finalize(tbb_threads, std::nothrow);
 }
 
 Runtime::Runtime() {

@@ -39,10 +39,23 @@ class Device {
 // when it is first used:
 //   NPU_EMU_DEVICE_COUNT (1..16, default 1), ASCEND_RT_VISIBLE_DEVICES,
 //   NPU_EMU_SOC (default Ascend910B1), NPU_EMU_HBM_MB (overrides capacity).
+//
+// Lifecycle: the runtime is never destroyed. At process exit its streams
+// are drained and their workers joined (an atexit handler), while every
+// library their kernels use is still intact; device memory stays valid for
+// tensors freed later in the exit sequence, and tasks submitted after that
+// run on the caller's thread. A child forked after any stream thread started
+// has lost those threads (and possibly locks they held): there the runtime
+// is unusable, every call fails with ACL_ERROR_UNINITIALIZE and a message
+// pointing to the 'spawn' start method, and nothing of the parent's runtime
+// is touched, not even at exit.
 class Runtime {
  public:
-  // Throws AclError when the environment's configuration is invalid.
+  // Throws AclError when the environment's configuration is invalid, or in
+  // a child forked after the runtime was used.
   static Runtime& get();
+  // True in a process forked after this runtime had started threads.
+  static bool in_bad_fork();
 
   int32_t device_count() const { return static_cast<int32_t>(devices_.size()); }
   Device& device(int32_t id);  // throws ACL_ERROR_RT_INVALID_DEVICEID
@@ -78,6 +91,9 @@ class Runtime {
 
  private:
   Runtime();
+  // Drains every stream and joins its worker (see the class comment).
+  void shut_down();
+  static void shut_down_at_exit();
   // The device's default stream and its live created streams, held so that
   // a concurrent destroy_stream cannot free one while it is being waited on.
   std::vector<std::shared_ptr<Stream>> streams_of(int32_t id);

@@ -35,23 +35,48 @@ bool LaunchSettings::launch_blocking() {
   return blocking;
 }
 
-Stream::Stream(int32_t device, uint32_t priority)
-    : device_(device), priority_(priority), worker_([this] { worker_loop(); }) {}
+namespace {
+// Set by the first worker thread of the process, never cleared (a forked
+// child inherits it: it tells the child that threads it relied on are gone).
+std::atomic<bool> g_worker_started{false};
+}  // namespace
 
-Stream::~Stream() {
+bool Stream::any_worker_started() { return g_worker_started.load(std::memory_order_acquire); }
+
+Stream::Stream(int32_t device, uint32_t priority) : device_(device), priority_(priority) {}
+
+Stream::~Stream() { stop(); }
+
+void Stream::stop() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
+    if (stopped_) return;
     wait_idle(lock);
     stopping_ = true;
+    stopped_ = true;
   }
   work_ready_.notify_all();
-  worker_.join();
+  // worker_ is assigned only by a submit that saw !stopped_, so it cannot
+  // change any more.
+  if (worker_.joinable()) worker_.join();
 }
 
 void Stream::submit(Task task) {
   bool wake = false;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (stopped_) {
+      lock.unlock();
+      run_inline(std::move(task));
+      return;
+    }
+    if (!worker_.joinable()) {
+      // Marked first: a fork racing with this start must count the thread.
+      g_worker_started.store(true, std::memory_order_release);
+      // Before the task is queued: if the thread cannot be started, the
+      // launch fails and leaves nothing behind that would never run.
+      worker_ = std::thread([this] { worker_loop(); });
+    }
     queue_.push_back(std::move(task));
     queued_.store(queue_.size(), std::memory_order_release);
     ++submitted_;
@@ -61,6 +86,14 @@ void Stream::submit(Task task) {
   // blocked one costs a futex call and a context switch, per launch.
   if (wake) work_ready_.notify_one();
   if (LaunchSettings::launch_blocking()) synchronize();
+}
+
+void Stream::run_inline(Task task) {
+  std::optional<Failure> failed = run_task(task);
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++submitted_;
+  ++completed_;
+  if (failed && !failure_) failure_ = std::move(failed);
 }
 
 void Stream::wait_idle(std::unique_lock<std::mutex>& lock) {
@@ -124,6 +157,28 @@ bool Stream::wait_for_work(std::unique_lock<std::mutex>& lock) {
   return !queue_.empty();
 }
 
+std::optional<Stream::Failure> Stream::run_task(Task& task) {
+  try {
+    if (task.is_kernel) {
+      if (const uint64_t us = LaunchSettings::kernel_delay_us()) {
+        // The latency knob: an emulated device being slow, not a test sleeping.
+        std::this_thread::sleep_for(std::chrono::microseconds(us));
+      }
+    }
+    task.body();
+  } catch (const AclError& e) {
+    return Failure{task.name, e.what(), e.code()};
+  } catch (const kernels::KernelError& e) {
+    return Failure{task.name, e.what(), ACLNN_ERR_PARAM_INVALID};
+  } catch (const std::exception& e) {
+    return Failure{task.name, e.what(), ACL_ERROR_RT_AICORE_EXCEPTION};
+  } catch (...) {
+    // Anything escaping the worker would terminate the process.
+    return Failure{task.name, "unknown exception", ACL_ERROR_RT_AICORE_EXCEPTION};
+  }
+  return std::nullopt;
+}
+
 void Stream::worker_loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (wait_for_work(lock)) {
@@ -131,25 +186,7 @@ void Stream::worker_loop() {
     queue_.pop_front();
     queued_.store(queue_.size(), std::memory_order_release);
     lock.unlock();
-    std::optional<Failure> failed;
-    try {
-      if (task->is_kernel) {
-        if (const uint64_t us = LaunchSettings::kernel_delay_us()) {
-          // The latency knob: an emulated device being slow, not a test sleeping.
-          std::this_thread::sleep_for(std::chrono::microseconds(us));
-        }
-      }
-      task->body();
-    } catch (const AclError& e) {
-      failed = Failure{task->name, e.what(), e.code()};
-    } catch (const kernels::KernelError& e) {
-      failed = Failure{task->name, e.what(), ACLNN_ERR_PARAM_INVALID};
-    } catch (const std::exception& e) {
-      failed = Failure{task->name, e.what(), ACL_ERROR_RT_AICORE_EXCEPTION};
-    } catch (...) {
-      // Anything escaping the worker would terminate the process.
-      failed = Failure{task->name, "unknown exception", ACL_ERROR_RT_AICORE_EXCEPTION};
-    }
+    std::optional<Failure> failed = run_task(*task);
     task.reset();  // what the body captured is released before the task counts as done
     lock.lock();
     if (failed && !failure_) failure_ = std::move(failed);

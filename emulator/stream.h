@@ -2,6 +2,8 @@
 // Launches return at once; failures inside a task are kept and reported by
 // the next synchronizing call, with the op's name, after which the stream
 // keeps working (as a device stream does after an op error is consumed).
+// The worker starts with the first task, so a process that only loaded the
+// runtime has no stream threads (and can fork safely).
 #pragma once
 
 #include <atomic>
@@ -25,7 +27,7 @@ struct Task {
 class Stream {
  public:
   Stream(int32_t device, uint32_t priority);
-  ~Stream();  // drains the queue, then joins the worker
+  ~Stream();  // drains the queue, then joins the worker (calls stop())
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 
@@ -40,6 +42,14 @@ class Stream {
   void drain();
   // True when every submitted task has run.
   bool idle() const;
+  // Drains the queue and joins the worker; later tasks run on the caller's
+  // thread at submit. For process exit: no stream thread may still run
+  // when the libraries its tasks use are torn down.
+  void stop();
+
+  // True once any stream of this process has started its worker thread:
+  // what a forked child has lost (threads do not survive fork()).
+  static bool any_worker_started();
 
   int32_t device() const { return device_; }
   uint32_t priority() const { return priority_; }
@@ -55,6 +65,9 @@ class Stream {
   // stream stops; false when stopping with nothing left to run.
   bool wait_for_work(std::unique_lock<std::mutex>& lock);
   void wait_idle(std::unique_lock<std::mutex>& lock);
+  // Runs one task, turning what it throws into a Failure.
+  static std::optional<Failure> run_task(Task& task);
+  void run_inline(Task task);
 
   const int32_t device_;
   const uint32_t priority_;
@@ -71,8 +84,9 @@ class Stream {
   uint64_t submitted_ = 0;
   uint64_t completed_ = 0;
   bool stopping_ = false;
+  bool stopped_ = false;  // after stop(): submit runs tasks inline
   std::optional<Failure> failure_;
-  std::thread worker_;  // last member: starts after the state it uses exists
+  std::thread worker_;  // started by the first submit, under mutex_
 };
 
 // Process-wide emulator knobs read by streams (a registry, not per-stream state).

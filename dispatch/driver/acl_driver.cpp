@@ -13,6 +13,8 @@ namespace npu::driver {
 
 namespace {
 
+// Closes a library only on the failure paths of load(). A loaded driver's
+// libraries are never closed: see Registry.
 struct DlCloser {
   void operator()(void* h) const {
     if (h != nullptr) dlclose(h);
@@ -23,13 +25,18 @@ using LibraryHandle = std::unique_ptr<void, DlCloser>;
 // The loaded libraries and the table: the process's single driver registry.
 struct Registry {
   std::mutex mutex;
-  std::vector<LibraryHandle> handles;
+  std::vector<void*> handles;  // never dlclose'd
   AclDriver table;
   std::atomic<bool> ready{false};
 };
 
+// Never destroyed, and the libraries it loaded are never closed, on purpose.
+// Unloading the emulator at exit also unloads oneTBB, whose worker threads
+// may still be running (a crash in unmapped code); and tensors, events and
+// the allocator's cache are released during static destruction, after a
+// static registry would be gone, through this table.
 Registry& registry() {
-  static Registry r;
+  static Registry& r = *new Registry();
   return r;
 }
 
@@ -128,7 +135,7 @@ void load(const std::string& mode, const std::string& emu_library) {
     for (const auto& l : table.libraries) libs += " " + l;
     throw std::runtime_error("the ACL libraries (" + libs + " ) do not export required symbol(s): " + missing);
   }
-  r.handles = std::move(handles);
+  for (auto& h : handles) r.handles.push_back(h.release());
   r.table = std::move(table);
   r.ready = true;
 }

@@ -61,7 +61,9 @@ AllocatorState& state() {
 }
 
 void free_ptr(void* ptr) {
-  if (ptr == nullptr) return;
+  // In a forked child the block belongs to the parent's runtime, which the
+  // child must not touch: the memory is left as it is (it goes with the child).
+  if (ptr == nullptr || in_bad_fork()) return;
   Block* block = state().take(ptr);
   if (block == nullptr || !driver::loaded()) return;
   try {

@@ -13,6 +13,7 @@
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/memory/event_pool.h"
 #include "dispatch/runtime/acl_check.h"
+#include "dispatch/runtime/npu_device.h"
 #include "dispatch/runtime/npu_stream.h"
 
 namespace npu {
@@ -75,7 +76,8 @@ void release_completed(PinnedRegistry& r) {
 }
 
 void free_pinned(void* ptr) {
-  if (ptr == nullptr) return;
+  // In a forked child the block belongs to the parent's runtime: left alone.
+  if (ptr == nullptr || in_bad_fork()) return;
   PinnedRegistry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   const auto it = r.blocks.find(static_cast<const char*>(ptr));

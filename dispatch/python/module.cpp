@@ -57,6 +57,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_driver_mode", [] { return npu::driver::driver().mode; });
   m.def("_driver_libraries", [] { return npu::driver::driver().libraries; });
   m.def("_device_count", [] { return static_cast<int>(npu::device_count()); });
+  m.def("_is_in_bad_fork", &npu::in_bad_fork);
   m.def("_current_device", [] { return static_cast<int>(npu::current_device()); });
   m.def("_set_device", [](int d) { npu::set_device(static_cast<c10::DeviceIndex>(d)); });
   m.def("_synchronize", [](int d) {

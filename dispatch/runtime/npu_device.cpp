@@ -1,5 +1,7 @@
 #include "dispatch/runtime/npu_device.h"
 
+#include <pthread.h>
+
 #include <atomic>
 
 #include <c10/util/Exception.h>
@@ -12,7 +14,30 @@ namespace npu {
 namespace {
 // The ACL current device is per thread; PyTorch threads start on device 0.
 thread_local c10::DeviceIndex t_device = -1;
+
+// Set by the first successful aclrtSetDevice: from then on the runtime may
+// run threads (streams) that a forked child will not have.
+std::atomic<bool> g_initialized{false};
+std::atomic<bool> g_bad_fork{false};
+
+void mark_child_after_fork() {
+  if (g_initialized.load(std::memory_order_acquire)) g_bad_fork.store(true, std::memory_order_release);
+}
+
+// Registered when the extension loads, before any device can be initialized.
+const bool g_fork_handler_registered = [] {
+  pthread_atfork(nullptr, nullptr, &mark_child_after_fork);
+  return true;
+}();
 }  // namespace
+
+bool in_bad_fork() noexcept { return g_bad_fork.load(std::memory_order_acquire); }
+
+void check_not_forked() {
+  TORCH_CHECK(!in_bad_fork(),
+              "Cannot re-initialize NPU in forked subprocess. To use NPU with multiprocessing, you must use the "
+              "'spawn' start method");
+}
 
 c10::DeviceIndex device_count() noexcept {
   // The visible devices are fixed once the driver is loaded: ask ACL once,
@@ -34,14 +59,17 @@ void check_device_index(c10::DeviceIndex index) {
 }
 
 c10::DeviceIndex current_device() {
+  check_not_forked();
   if (t_device < 0) set_device(0);
   return t_device;
 }
 
 void set_device(c10::DeviceIndex index) {
+  check_not_forked();
   if (index == t_device) return;
   check_device_index(index);
   NPU_CHECK(aclrtSetDevice, index);
+  g_initialized.store(true, std::memory_order_release);
   t_device = index;
 }
 

@@ -28,8 +28,10 @@ struct DeviceStreams {
   int next = 0;
 };
 
+// Never destroyed: tensors freed during static destruction at exit may
+// still ask for a device's streams.
 std::array<DeviceStreams, kMaxDevices>& streams() {
-  static std::array<DeviceStreams, kMaxDevices> s;
+  static auto& s = *new std::array<DeviceStreams, kMaxDevices>();
   return s;
 }
 

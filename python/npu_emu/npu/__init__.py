@@ -54,8 +54,8 @@ from npu_emu.npu import memory  # noqa: E402
 
 __all__ += ["memory"] + memory.__all__
 
+from npu_emu.npu.fork import _is_in_bad_fork  # noqa: E402  (torch.manual_seed asks torch.npu)
 from npu_emu.npu.random import (  # noqa: E402
-    _is_in_bad_fork,
     get_rng_state,
     get_rng_state_all,
     initial_seed,

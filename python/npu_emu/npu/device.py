@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from npu_emu import _C
+from npu_emu.npu.fork import _check_not_forked, _is_in_bad_fork
 
 DeviceLike = torch.device | str | int | None
 
@@ -44,15 +45,17 @@ def device_count() -> int:
 
 
 def is_initialized() -> bool:
-    return True
+    return not _is_in_bad_fork()
 
 
 def init() -> None:
-    """Initialization happens at import; kept for torch_npu compatibility."""
+    """Initialization happens at import; kept for torch_npu compatibility.
+    Raises in a process forked after its parent used npu."""
+    _check_not_forked()
 
 
 def _lazy_init() -> None:
-    pass
+    _check_not_forked()
 
 
 def current_device() -> int:

@@ -4,7 +4,6 @@ tensor: uint64 seed + int64 offset of the counter-based generator."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 
 import torch
@@ -18,23 +17,6 @@ __all__ = [
 ]
 
 _generators: dict[int, torch.Generator] = {}
-_in_bad_fork = False
-
-
-def _mark_bad_fork() -> None:
-    # The emulator's stream workers do not survive fork(): a child must not
-    # touch npu state (torch.manual_seed checks this before seeding npu).
-    global _in_bad_fork
-    _in_bad_fork = True
-    _generators.clear()
-
-
-os.register_at_fork(after_in_child=_mark_bad_fork)
-
-
-def _is_in_bad_fork() -> bool:
-    """True in a process forked after the npu backend was initialized."""
-    return _in_bad_fork
 
 
 def _generator(device: DeviceLike = None) -> torch.Generator:
