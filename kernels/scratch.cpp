@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/bool_bytes.h"
+
 namespace npu::kernels {
 
 ScratchTensor::ScratchTensor(DType dtype, const Shape& sizes) {
@@ -12,7 +14,13 @@ ScratchTensor::ScratchTensor(DType dtype, const Shape& sizes) {
 }
 
 TensorView input_as(const TensorView& in, DType dtype, std::optional<ScratchTensor>& holder) {
-  if (in.dtype == dtype) return in;
+  if (in.dtype == dtype) {
+    // Same dtype needs no copy, unless bool bytes other than 0/1 must be
+    // normalized (bool_bytes.h): copy does that.
+    std::optional<BoolBytes> bools;
+    normalized_bools(in, bools);
+    if (!bools) return in;
+  }
   holder.emplace(dtype, in.sizes);
   copy(holder->view(), in);
   return holder->view();

