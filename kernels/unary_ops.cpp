@@ -88,6 +88,8 @@ auto unary_fn(const UnaryParams& p) {
   constexpr unsigned kind = kind_of<T>();
   if constexpr (op == UnaryOp::Abs) {
     if constexpr (kind == kComplex) return [](T x) { return std::abs(x); };
+    // fabs, not "x < 0 ? -x : x": abs(-0.0) is +0.0 (clears the sign bit).
+    else if constexpr (kind == kFloat) return in_opmath<T>([](M v) { return std::abs(v); });
     else return [](T x) { return x < T(0) ? pwmath::wrap_neg(x) : x; };
   } else if constexpr (op == UnaryOp::Neg) {
     return [](T x) { return pwmath::wrap_neg(x); };

@@ -115,3 +115,27 @@ def test_copy_of_stray_bool_into_bool_and_int():
     ints = torch.zeros(4, 3, dtype=torch.int64, device="npu")
     ints.copy_(b.t())
     assert torch.equal(ints.cpu(), clean.t().long())
+
+
+# --------------------------------------------------------------------------
+# signed zeros
+
+FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_abs_of_negative_zero_is_positive_zero(dtype):
+    x = torch.tensor([-0.0, 0.0, -1.5, 2.0], dtype=dtype, device="npu")
+    for y in (torch.abs(x), x.clone().abs_(), torch.abs(x[::2])):
+        assert not torch.signbit(y.cpu()).any(), y
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_sign_sensitive_unary_ops_on_zeros(dtype):
+    x = torch.tensor([-0.0, 0.0], dtype=dtype, device="npu")
+    # Mathematical values: -(+0) = -0, sign(+-0) = +0, sqrt(-0) = -0, 1/-0 = -inf.
+    assert torch.signbit(torch.neg(x).cpu()).tolist() == [False, True]
+    assert torch.signbit(torch.sign(x).cpu()).tolist() == [False, False]
+    assert torch.signbit(torch.sqrt(x).cpu()).tolist() == [True, False]
+    assert torch.reciprocal(x).cpu().tolist() == [float("-inf"), float("inf")]
+    assert torch.signbit(torch.trunc(x).cpu()).tolist() == [True, False]
