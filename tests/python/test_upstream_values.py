@@ -139,3 +139,79 @@ def test_sign_sensitive_unary_ops_on_zeros(dtype):
     assert torch.signbit(torch.sqrt(x).cpu()).tolist() == [True, False]
     assert torch.reciprocal(x).cpu().tolist() == [float("-inf"), float("inf")]
     assert torch.signbit(torch.trunc(x).cpu()).tolist() == [True, False]
+
+
+# --------------------------------------------------------------------------
+# in-place and out= ops on conjugate and negative views
+
+_CONJ_INPLACE = {
+    "add_": lambda v: v.add_(1 + 2j),
+    "mul_": lambda v: v.mul_(2j),
+    "sub_": lambda v: v.sub_(torch.full_like(v, 0.5 - 1j)),
+    "exp_": lambda v: v.exp_(),
+    "acos_": lambda v: v.acos_(),  # the CPU fallback
+    "copy_": lambda v: v.copy_(torch.full_like(v, 3 - 4j)),
+    "fill_": lambda v: v.fill_(1 - 1j),
+    "zero_": lambda v: v.zero_(),
+}
+
+
+def _complex_base():
+    return torch.randn(5, dtype=torch.complex64, generator=torch.Generator().manual_seed(3))
+
+
+@pytest.mark.parametrize("name", list(_CONJ_INPLACE))
+def test_inplace_on_conj_view_writes_the_base(name):
+    op = _CONJ_INPLACE[name]
+    cpu = _complex_base()
+    npu = cpu.npu()
+    op(cpu.conj())
+    op(npu.conj())
+    torch.testing.assert_close(npu.cpu(), cpu)
+
+
+_OUT_OPS = {
+    "exp": lambda x, out: torch.exp(x, out=out),
+    "add": lambda x, out: torch.add(x, x * 2, out=out),
+    "acos": lambda x, out: torch.acos(x, out=out),
+    "mul": lambda x, out: torch.mul(x, 1j, out=out),
+}
+
+
+@pytest.mark.parametrize("name", list(_OUT_OPS))
+def test_out_into_conj_view_writes_the_base(name):
+    op = _OUT_OPS[name]
+    cpu, x = torch.zeros(5, dtype=torch.complex64), _complex_base()
+    npu = cpu.npu()
+    op(x, cpu.conj())
+    op(x.npu(), npu.conj())
+    torch.testing.assert_close(npu.cpu(), cpu)
+    assert not torch.equal(cpu, torch.zeros_like(cpu))
+
+
+_NEG_INPLACE = {
+    "add_": lambda v: v.add_(1.0),
+    "mul_": lambda v: v.mul_(3.0),
+    "exp_": lambda v: v.exp_(),
+    "acos_": lambda v: v.acos_(),  # the CPU fallback
+    "copy_": lambda v: v.copy_(torch.arange(5.0, device=v.device)),
+    "out_exp": lambda v: torch.exp(torch.linspace(-1, 1, 5, device=v.device), out=v),
+}
+
+
+@pytest.mark.parametrize("name", list(_NEG_INPLACE))
+def test_inplace_on_neg_view_writes_the_base(name):
+    op = _NEG_INPLACE[name]
+    cpu = torch.linspace(-0.9, 0.8, 5)
+    npu = cpu.npu()
+    op(cpu._neg_view())
+    op(npu._neg_view())
+    torch.testing.assert_close(npu.cpu(), cpu)
+
+
+def test_conj_of_neg_view_destination():
+    cpu = _complex_base()
+    npu = cpu.npu()
+    cpu.conj()._neg_view().add_(2 - 1j)
+    npu.conj()._neg_view().add_(2 - 1j)
+    torch.testing.assert_close(npu.cpu(), cpu)
