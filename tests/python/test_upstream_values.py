@@ -277,3 +277,33 @@ def test_empty_is_not_filled_outside_deterministic_mode():
     torch.empty(16, device="npu")
     torch.npu.synchronize()
     assert npu_emu.native_report() == before
+
+
+# --------------------------------------------------------------------------
+# storage types
+
+STORAGE_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int16,
+                  torch.int8, torch.uint8, torch.bool, torch.complex64, torch.complex128]
+
+
+@pytest.mark.parametrize("dtype", STORAGE_DTYPES, ids=str)
+def test_storage_type_is_the_npu_legacy_class(dtype):
+    x = torch.zeros(3, dtype=dtype, device="npu")
+    cls = x.storage_type()
+    assert cls is not None
+    assert cls.__name__ == torch.zeros(1, dtype=dtype).storage_type().__name__
+    assert cls is getattr(torch.npu, cls.__name__)
+    assert cls.dtype == dtype
+    assert isinstance(x.storage(), cls)
+    assert not isinstance(torch.zeros(3, dtype=dtype).storage(), cls)
+
+
+def test_storages_of_npu_tensors():
+    x = torch.arange(6, dtype=torch.float32, device="npu")
+    assert x.untyped_storage().device.type == "npu"
+    assert x.untyped_storage().nbytes() == 24
+    s = x.storage()
+    assert s.device.type == "npu" and s.dtype == torch.float32 and s.size() == 6
+    assert s.tolist() == list(range(6))
+    assert isinstance(x.storage(), torch.npu.FloatStorage)
+    assert not isinstance(x.storage(), torch.npu.DoubleStorage)

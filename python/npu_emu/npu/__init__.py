@@ -69,3 +69,8 @@ from npu_emu.npu.random import (  # noqa: E402
 from npu_emu.npu import random  # noqa: E402
 
 __all__ += ["random"] + [n for n in random.__all__ if n != "default_generators"]
+
+from npu_emu.npu import storage as _storage  # noqa: E402
+from npu_emu.npu.storage import *  # noqa: E402,F401,F403  (torch.npu.FloatStorage ...)
+
+__all__ += _storage.__all__
