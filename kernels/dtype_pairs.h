@@ -7,7 +7,6 @@
 
 #include <optional>
 
-#include "kernels/bool_bytes.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/scratch.h"
 
@@ -17,9 +16,7 @@ namespace npu::kernels {
 // type of `out_dtype`, and In either the input's own type (direct pair) or
 // Out (input converted into a scratch copy).
 template <class F>
-void visit_accumulating(const TensorView& raw_in, DType out_dtype, F&& f) {
-  std::optional<BoolBytes> bools;
-  const TensorView in = normalized_bools(raw_in, bools);
+void visit_accumulating(const TensorView& in, DType out_dtype, F&& f) {
   auto direct = [&](auto in_tag, auto out_tag) {
     f(in, in_tag, out_tag);
     return true;
