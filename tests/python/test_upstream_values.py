@@ -151,6 +151,8 @@ _CONJ_INPLACE = {
     "exp_": lambda v: v.exp_(),
     "acos_": lambda v: v.acos_(),  # the CPU fallback
     "copy_": lambda v: v.copy_(torch.full_like(v, 3 - 4j)),
+    "copy_conj_source": lambda v: v.copy_(torch.full_like(v, 3 - 4j).conj()),
+    "copy_converting": lambda v: v.copy_(torch.arange(5.0, dtype=torch.float64, device=v.device)),
     "fill_": lambda v: v.fill_(1 - 1j),
     "zero_": lambda v: v.zero_(),
 }
