@@ -118,8 +118,8 @@ auto unary_fn(const UnaryParams& p) {
   } else if constexpr (op == UnaryOp::Sigmoid) {
     return in_opmath<T>([](M v) { return M(1) / (M(1) + std::exp(-v)); });
   } else if constexpr (op == UnaryOp::Relu) {
-    // NaN passes through, like clamp_min(x, 0).
-    return [](T x) { return (pwmath::is_nan(x) || x > T(0)) ? x : T(0); };
+    // Exactly clamp_min(x, 0), as on PyTorch CPU: NaN and -0.0 pass through.
+    return [](T x) { return x < T(0) ? T(0) : x; };
   } else if constexpr (op == UnaryOp::Gelu) {
     return in_opmath<T>([](M v) { return v * M(0.5) * (M(1) + std::erf(v * M(M_SQRT1_2))); });
   } else if constexpr (op == UnaryOp::GeluTanh) {

@@ -194,11 +194,14 @@ TEST_CASE("unary special values follow PyTorch CPU", "[pointwise]") {
   CHECK(f == std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 1, 1});
 }
 
-TEST_CASE("abs of -0.0 is +0.0 in every floating dtype", "[pointwise]") {
+TEST_CASE("abs of -0.0 is +0.0 in every floating dtype; relu keeps -0.0", "[pointwise]") {
   std::vector<double> d = {-0.0, 0.0, -2.5}, dout(3);
   unary(UnaryOp::Abs, TensorView{dout.data(), DType::Float64, {3}, {1}}, TensorView{d.data(), DType::Float64, {3}, {1}});
   for (const double v : dout) CHECK(!std::signbit(v));
   CHECK(dout[2] == 2.5);
+  // relu is clamp_min(x, 0), as on PyTorch CPU: -0.0 is not below 0 and stays.
+  unary(UnaryOp::Relu, TensorView{dout.data(), DType::Float64, {3}, {1}}, TensorView{d.data(), DType::Float64, {3}, {1}});
+  CHECK((std::signbit(dout[0]) && !std::signbit(dout[1]) && dout[2] == 0.0 && !std::signbit(dout[2])));
 
   std::vector<float> f = {-0.0f, -1.0f}, fout(2);
   unary(UnaryOp::Abs, TensorView{fout.data(), DType::Float32, {2}, {1}}, TensorView{f.data(), DType::Float32, {2}, {1}});

@@ -139,6 +139,9 @@ def test_sign_sensitive_unary_ops_on_zeros(dtype):
     assert torch.signbit(torch.sqrt(x).cpu()).tolist() == [True, False]
     assert torch.reciprocal(x).cpu().tolist() == [float("-inf"), float("inf")]
     assert torch.signbit(torch.trunc(x).cpu()).tolist() == [True, False]
+    # relu is clamp_min(x, 0) on every CPU ISA: -0.0 is not below 0 and passes through.
+    assert torch.signbit(torch.relu(x).cpu()).tolist() == [True, False]
+    assert torch.signbit(torch.relu(x).cpu()).tolist() == torch.signbit(torch.clamp_min(x, 0).cpu()).tolist()
 
 
 # --------------------------------------------------------------------------
