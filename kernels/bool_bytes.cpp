@@ -1,6 +1,7 @@
 #include "kernels/bool_bytes.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace npu::kernels {
 
@@ -25,6 +26,12 @@ bool any_above_one(const uint8_t* p, int64_t n) {
 }
 
 }  // namespace
+
+bool has_bool_bytes_above_one(const TensorView& in) {
+  if (in.dtype != DType::Bool) return false;
+  const auto [lo, hi] = byte_span(in);
+  return any_above_one(static_cast<const uint8_t*>(in.data) + lo, hi - lo);
+}
 
 TensorView normalized_bools(const TensorView& in, std::optional<BoolBytes>& holder) {
   if (in.dtype != DType::Bool) return in;

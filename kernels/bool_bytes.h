@@ -30,4 +30,7 @@ class BoolBytes {
 // "byte != 0", kept alive by `holder`.
 TensorView normalized_bools(const TensorView& in, std::optional<BoolBytes>& holder);
 
+// Whether normalized_bools would copy: a bool view with a byte above one.
+bool has_bool_bytes_above_one(const TensorView& in);
+
 }  // namespace npu::kernels
