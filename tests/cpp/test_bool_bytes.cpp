@@ -40,10 +40,12 @@ TEST_CASE("normalized_bools copies only when a byte is above one, keeping stride
   const TensorView same = normalized_bools(bools(clean, {4}), holder);
   CHECK(same.data == clean.data());
   CHECK(!holder);
+  CHECK(!has_bool_bytes_above_one(bools(clean, {4})));
 
   std::vector<uint8_t> raw = kBytes;
   // Every other element, backwards: a negative stride over the whole span.
   const TensorView reversed{raw.data() + 7, DType::Bool, {4}, {-2}};
+  CHECK(has_bool_bytes_above_one(reversed));
   const TensorView n = normalized_bools(reversed, holder);
   REQUIRE(holder);
   CHECK(n.strides == reversed.strides);
