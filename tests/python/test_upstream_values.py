@@ -158,6 +158,7 @@ _CONJ_INPLACE = {
     "copy_converting": lambda v: v.copy_(torch.arange(5.0, dtype=torch.float64, device=v.device)),
     "fill_": lambda v: v.fill_(1 - 1j),
     "zero_": lambda v: v.zero_(),
+    "conj_physical_": lambda v: v.conj_physical_(),
 }
 
 
@@ -212,6 +213,16 @@ def test_inplace_on_neg_view_writes_the_base(name):
     op(cpu._neg_view())
     op(npu._neg_view())
     torch.testing.assert_close(npu.cpu(), cpu)
+
+
+def test_conj_physical_in_place():
+    # PyTorch's composite conj_physical_ used to hit "DispatchStub: missing kernel for npu".
+    cpu = torch.randn(4, 3, dtype=torch.complex64)
+    npu = cpu.npu()
+    npu.t().conj_physical_()
+    assert torch.equal(npu.cpu(), cpu.conj())
+    real = torch.randn(3)
+    assert torch.equal(real.npu().conj_physical_().cpu(), real)
 
 
 def test_conj_of_neg_view_destination():
