@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "kernels/bool_bytes.h"
 #include "kernels/copy.h"
 #include "kernels/dims.h"
 #include "kernels/nd_iter.h"
@@ -152,6 +153,13 @@ void flip(const TensorView& out, const TensorView& self, const std::vector<int64
       reversed.strides[d] = -self.strides[d];
     }
   }
+  if (self.dtype == DType::Bool && out.dtype == DType::Bool) {
+    // PyTorch CPU's flip moves bool bytes unchanged, where copy would write 0/1.
+    TensorView raw_out = out;
+    raw_out.dtype = reversed.dtype = DType::UInt8;
+    copy(raw_out, reversed);
+    return;
+  }
   copy(out, reversed);
 }
 
@@ -226,8 +234,15 @@ void repeat(const TensorView& out, const TensorView& self, const std::vector<int
   copy(dst, src);
 }
 
-void tril(const TensorView& out, const TensorView& self, int64_t diagonal) { triangle<true>(out, self, diagonal); }
+// Bool elements come out as 0/1, as PyTorch CPU's tril/triu write them.
+void tril(const TensorView& out, const TensorView& self, int64_t diagonal) {
+  std::optional<BoolBytes> bools;
+  triangle<true>(out, normalized_bools(self, bools), diagonal);
+}
 
-void triu(const TensorView& out, const TensorView& self, int64_t diagonal) { triangle<false>(out, self, diagonal); }
+void triu(const TensorView& out, const TensorView& self, int64_t diagonal) {
+  std::optional<BoolBytes> bools;
+  triangle<false>(out, normalized_bools(self, bools), diagonal);
+}
 
 }  // namespace npu::kernels

@@ -94,6 +94,28 @@ def test_bool_bytes_above_one_read_as_true(name):
     _assert_same(op(b, o, _X.npu()), op(clean, o_clean, _X))
 
 
+# Ops that move elements: the bytes they write are CPU's (0/1 where CPU's
+# kernel assigns bool values, the raw byte where it moves bytes).
+_BOOL_MOVES = {
+    "tril": lambda b: b.tril(),
+    "triu": lambda b: b.triu(1),
+    "gather": lambda b: b.gather(1, torch.tensor([[3], [2], [1]], device=b.device)),
+    "take": lambda b: b.take(torch.tensor([3, 5, 7, 11], device=b.device)),
+    "index_select": lambda b: b.index_select(1, torch.tensor([3, 0], device=b.device)),
+    "flip": lambda b: b.flip(0),
+    "roll": lambda b: b.roll(1, 1),
+    "repeat": lambda b: b.repeat(2, 1),
+    "contiguous": lambda b: b.t().contiguous(),
+}
+
+
+@pytest.mark.parametrize("name", list(_BOOL_MOVES))
+def test_bool_bytes_of_data_movement_match_cpu(name):
+    op = _BOOL_MOVES[name]
+    b, b_cpu, _ = _stray_bools()
+    assert torch.equal(op(b).cpu().view(torch.uint8), op(b_cpu).view(torch.uint8))
+
+
 def test_cpu_reads_bool_bytes_the_same_way():
     # The reference above (0/1 bools) is what CPU gives for the raw bytes too.
     _, b_cpu, clean = _stray_bools()
