@@ -153,13 +153,6 @@ void flip(const TensorView& out, const TensorView& self, const std::vector<int64
       reversed.strides[d] = -self.strides[d];
     }
   }
-  if (self.dtype == DType::Bool && out.dtype == DType::Bool) {
-    // PyTorch CPU's flip moves bool bytes unchanged, where copy would write 0/1.
-    TensorView raw_out = out;
-    raw_out.dtype = reversed.dtype = DType::UInt8;
-    copy(raw_out, reversed);
-    return;
-  }
   copy(out, reversed);
 }
 
