@@ -34,10 +34,9 @@ bool has_bool_bytes_above_one(const TensorView& in) {
 }
 
 TensorView normalized_bools(const TensorView& in, std::optional<BoolBytes>& holder) {
-  if (in.dtype != DType::Bool) return in;
+  if (!has_bool_bytes_above_one(in)) return in;
   const auto [lo, hi] = byte_span(in);
   const uint8_t* base = static_cast<const uint8_t*>(in.data) + lo;
-  if (!any_above_one(base, hi - lo)) return in;
   holder.emplace(hi - lo);
   uint8_t* out = holder->data();
   std::transform(base, base + (hi - lo), out, [](uint8_t b) { return static_cast<uint8_t>(b != 0); });

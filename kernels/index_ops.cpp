@@ -328,7 +328,8 @@ void take(const TensorView& out, const TensorView& self, const TensorView& index
   const std::vector<int64_t> idx = read_indices(index);
   const int64_t n = self.numel();
   std::optional<BoolBytes> bools;  // bool elements come out as 0/1, as on PyTorch CPU
-  IndexedCopy c{out.data, normalized_bools(self, bools).data, self.itemsize(), element_offsets(out.sizes, out.strides),
+  const void* src = normalized_bools(self, bools).data;
+  IndexedCopy c{out.data, src, self.itemsize(), element_offsets(out.sizes, out.strides),
                 std::vector<int64_t>(idx.size()), {}, {}, {}};
   parallel_range(static_cast<int64_t>(idx.size()), grain_for(8), [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
