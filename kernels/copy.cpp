@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "kernels/bool_bytes.h"
 #include "kernels/convert_run.h"
 #include "kernels/elementwise.h"
 
@@ -64,7 +65,8 @@ void convert_strided(const TensorView& dst, const TensorView& src) {
 }  // namespace
 
 void copy(const TensorView& dst, const TensorView& src) {
-  const TensorView s = broadcast_to(src, dst.sizes);
+  std::optional<BoolBytes> bools;  // a bool source reads "byte != 0"
+  const TensorView s = broadcast_to(normalized_bools(src, bools), dst.sizes);
   const bool dense = dense_same_shape(dst, s);
   if (dense && dst.dtype == s.dtype) {
     copy_bytes(static_cast<char*>(dst.data), static_cast<const char*>(s.data),

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "kernels/bool_bytes.h"
 #include "kernels/dims.h"
 #include "kernels/index_table.h"
 #include "kernels/nd_iter.h"
@@ -229,7 +230,8 @@ void check_gather(const TensorView& out, const TensorView& self, int64_t dim, co
 
 void gather(const TensorView& out, const TensorView& self, int64_t dim, const TensorView& index) {
   check_gather(out, self, dim, index);
-  const TensorView s = as_1d(self), ix = as_1d(index), o = as_1d(out);
+  std::optional<BoolBytes> bools;  // bool elements come out as 0/1, as on PyTorch CPU
+  const TensorView s = as_1d(normalized_bools(self, bools)), ix = as_1d(index), o = as_1d(out);
   const int64_t d = wrap_dim(dim, self.dim());
   std::optional<ScratchTensor> holder;
   const TensorView iv = input_as(ix, DType::Int64, holder);
@@ -325,7 +327,9 @@ void take(const TensorView& out, const TensorView& self, const TensorView& index
   check_take(out, self, index);
   const std::vector<int64_t> idx = read_indices(index);
   const int64_t n = self.numel();
-  IndexedCopy c{out.data, self.data, self.itemsize(), element_offsets(out.sizes, out.strides),
+  std::optional<BoolBytes> bools;  // bool elements come out as 0/1, as on PyTorch CPU
+  const void* src = normalized_bools(self, bools).data;
+  IndexedCopy c{out.data, src, self.itemsize(), element_offsets(out.sizes, out.strides),
                 std::vector<int64_t>(idx.size()), {}, {}, {}};
   parallel_range(static_cast<int64_t>(idx.size()), grain_for(8), [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/bool_bytes.h"
 #include "kernels/reduce_plan.h"
 #include "kernels/tensor_view.h"
 
@@ -96,7 +97,9 @@ class TypedFold final : public FoldKernel {
 // writes one output.
 template <class Op, class Store>
 void run_reduction(const ReducePlan& plan, const Op& op, const TensorView& in, const Store& store) {
-  run_reduction(plan, TypedFold<Op, Store>(op, static_cast<const typename Op::in_t*>(in.data), store));
+  std::optional<BoolBytes> bools;  // same strides, so `plan` still applies
+  const TensorView src = normalized_bools(in, bools);
+  run_reduction(plan, TypedFold<Op, Store>(op, static_cast<const typename Op::in_t*>(src.data), store));
 }
 
 }  // namespace npu::kernels

@@ -5,6 +5,7 @@
 #include <tbb/task_arena.h>
 
 #include "kernels/acc_buffer.h"
+#include "kernels/bool_bytes.h"
 #include "kernels/dims.h"
 #include "kernels/dtype_pairs.h"
 #include "kernels/nd_iter.h"
@@ -185,7 +186,8 @@ class ScanEngine {
 template <bool Prod>
 void scan_dispatch(const TensorView& out, const TensorView& in, int64_t dim) {
   const int64_t d = wrap_dim(dim, in.dim());
-  visit_accumulating(in, out.dtype, [&](const TensorView& src, auto in_tag, auto out_tag) {
+  std::optional<BoolBytes> bools;  // bool input: "byte != 0" (bool_bytes.h)
+  visit_accumulating(normalized_bools(in, bools), out.dtype, [&](const TensorView& src, auto in_tag, auto out_tag) {
     using In = typename decltype(in_tag)::type;
     using Out = typename decltype(out_tag)::type;
     const ScanPlan plan = make_scan_plan(out, src, d);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/bool_bytes.h"
+
 namespace npu::kernels {
 
 ScratchTensor::ScratchTensor(DType dtype, const Shape& sizes) {
@@ -12,7 +14,9 @@ ScratchTensor::ScratchTensor(DType dtype, const Shape& sizes) {
 }
 
 TensorView input_as(const TensorView& in, DType dtype, std::optional<ScratchTensor>& holder) {
-  if (in.dtype == dtype) return in;
+  // Same dtype needs no copy, unless bool bytes other than 0/1 must be
+  // normalized (bool_bytes.h): copy does that.
+  if (in.dtype == dtype && !has_bool_bytes_above_one(in)) return in;
   holder.emplace(dtype, in.sizes);
   copy(holder->view(), in);
   return holder->view();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "kernels/bool_bytes.h"
 #include "kernels/copy.h"
 #include "kernels/dims.h"
 #include "kernels/nd_iter.h"
@@ -226,8 +227,15 @@ void repeat(const TensorView& out, const TensorView& self, const std::vector<int
   copy(dst, src);
 }
 
-void tril(const TensorView& out, const TensorView& self, int64_t diagonal) { triangle<true>(out, self, diagonal); }
+// Bool elements come out as 0/1, as PyTorch CPU's tril/triu write them.
+void tril(const TensorView& out, const TensorView& self, int64_t diagonal) {
+  std::optional<BoolBytes> bools;
+  triangle<true>(out, normalized_bools(self, bools), diagonal);
+}
 
-void triu(const TensorView& out, const TensorView& self, int64_t diagonal) { triangle<false>(out, self, diagonal); }
+void triu(const TensorView& out, const TensorView& self, int64_t diagonal) {
+  std::optional<BoolBytes> bools;
+  triangle<false>(out, normalized_bools(self, bools), diagonal);
+}
 
 }  // namespace npu::kernels

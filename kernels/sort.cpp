@@ -9,6 +9,7 @@
 #include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
+#include "kernels/bool_bytes.h"
 #include "kernels/dims.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/nd_iter.h"
@@ -140,7 +141,8 @@ void check_sort(const TensorView* values, const TensorView* indices, const Tenso
 void sort(const TensorView* values, const TensorView* indices, const TensorView& self, int64_t dim, bool descending,
           bool /*stable*/) {
   check_sort(values, indices, self, dim);
-  const TensorView s = as_1d(self);
+  std::optional<BoolBytes> bools;
+  const TensorView s = as_1d(normalized_bools(self, bools));
   const int64_t d = wrap_dim(dim, self.dim());
   const TensorView v = values ? as_1d(*values) : TensorView{}, ix = indices ? as_1d(*indices) : TensorView{};
   const SortLines lines = make_lines(s, values ? &v : nullptr, indices ? &ix : nullptr, d);
@@ -168,7 +170,8 @@ void check_topk(const TensorView& values, const TensorView& indices, const Tenso
 void topk(const TensorView& values, const TensorView& indices, const TensorView& self, int64_t k, int64_t dim,
           bool largest, bool /*sorted*/) {
   check_topk(values, indices, self, k, dim);
-  const TensorView s = as_1d(self), v = as_1d(values), ix = as_1d(indices);
+  std::optional<BoolBytes> bools;
+  const TensorView s = as_1d(normalized_bools(self, bools)), v = as_1d(values), ix = as_1d(indices);
   const SortLines lines = make_lines(s, &v, &ix, wrap_dim(dim, self.dim()));
   visit_sortable("topk", self.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -88,6 +88,8 @@ auto unary_fn(const UnaryParams& p) {
   constexpr unsigned kind = kind_of<T>();
   if constexpr (op == UnaryOp::Abs) {
     if constexpr (kind == kComplex) return [](T x) { return std::abs(x); };
+    // fabs, not "x < 0 ? -x : x": abs(-0.0) is +0.0 (clears the sign bit).
+    else if constexpr (kind == kFloat) return in_opmath<T>([](M v) { return std::abs(v); });
     else return [](T x) { return x < T(0) ? pwmath::wrap_neg(x) : x; };
   } else if constexpr (op == UnaryOp::Neg) {
     return [](T x) { return pwmath::wrap_neg(x); };
@@ -116,8 +118,8 @@ auto unary_fn(const UnaryParams& p) {
   } else if constexpr (op == UnaryOp::Sigmoid) {
     return in_opmath<T>([](M v) { return M(1) / (M(1) + std::exp(-v)); });
   } else if constexpr (op == UnaryOp::Relu) {
-    // NaN passes through, like clamp_min(x, 0).
-    return [](T x) { return (pwmath::is_nan(x) || x > T(0)) ? x : T(0); };
+    // Exactly clamp_min(x, 0), as on PyTorch CPU: NaN and -0.0 pass through.
+    return [](T x) { return x < T(0) ? T(0) : x; };
   } else if constexpr (op == UnaryOp::Gelu) {
     // At -inf the product is -inf * 0; the function's limit there is -0.
     return in_opmath<T>([](M v) {

@@ -3,6 +3,8 @@
 
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
+#include <ATen/native/ResizeCommon.h>
+#include <ATen/native/TensorFactories.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
@@ -47,8 +49,10 @@ at::Tensor empty_memory_format(at::IntArrayRef size, std::optional<at::ScalarTyp
                                std::optional<bool> pin_memory, std::optional<at::MemoryFormat> memory_format) {
   TORCH_CHECK(!pin_memory.value_or(false), "pin_memory is only for CPU tensors, not npu tensors");
   TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "npu supports only the strided layout, got ", *layout);
-  return make_tensor(size, std::nullopt, dtype.value_or(at::get_default_dtype_as_scalartype()), device,
-                     memory_format.value_or(at::MemoryFormat::Contiguous));
+  at::Tensor tensor = make_tensor(size, std::nullopt, dtype.value_or(at::get_default_dtype_as_scalartype()), device,
+                                  memory_format.value_or(at::MemoryFormat::Contiguous));
+  fill_uninitialized_if_deterministic(tensor);
+  return tensor;
 }
 
 at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, std::optional<at::ScalarType> dtype,
@@ -56,8 +60,10 @@ at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, std::opti
                          std::optional<bool> pin_memory) {
   TORCH_CHECK(!pin_memory.value_or(false), "pin_memory is only for CPU tensors, not npu tensors");
   TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "npu supports only the strided layout, got ", *layout);
-  return make_tensor(size, stride, dtype.value_or(at::get_default_dtype_as_scalartype()), device,
-                     at::MemoryFormat::Contiguous);
+  at::Tensor tensor = make_tensor(size, stride, dtype.value_or(at::get_default_dtype_as_scalartype()), device,
+                                  at::MemoryFormat::Contiguous);
+  fill_uninitialized_if_deterministic(tensor);
+  return tensor;
 }
 
 }  // namespace
@@ -74,6 +80,24 @@ at::Tensor empty_strided_npu(at::IntArrayRef size, at::IntArrayRef stride, at::S
 
 at::Tensor empty_like_npu(const at::Tensor& like, at::ScalarType dtype) {
   return make_tensor(like.sizes(), std::nullopt, dtype, like.device(), at::MemoryFormat::Contiguous);
+}
+
+namespace {
+
+bool fills_uninitialized_memory() {
+  const auto& context = at::globalContext();
+  return context.deterministicAlgorithms() && context.deterministicFillUninitializedMemory();
+}
+
+}  // namespace
+
+void fill_uninitialized_if_deterministic(at::Tensor& tensor) {
+  // PyTorch's own fill (values per dtype as CPU's empty); it runs fill_ on npu.
+  if (fills_uninitialized_memory() && tensor.numel() > 0) at::native::fill_empty_deterministic_(tensor);
+}
+
+void fill_grown_storage_if_deterministic(const at::Tensor& tensor, int64_t old_storage_nbytes) {
+  if (fills_uninitialized_memory()) at::native::fill_resize_deterministic_(tensor, old_storage_nbytes);
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {

@@ -15,6 +15,7 @@
 
 #include "dispatch/format/format_cast.h"
 #include "dispatch/format/storage_format.h"
+#include "dispatch/ops/factory.h"
 
 
 namespace npu::ops {
@@ -54,11 +55,13 @@ const at::Tensor& resize_(const at::Tensor& self, at::IntArrayRef size, std::opt
   auto* impl = self.unsafeGetTensorImpl();
   const int64_t needed = at::detail::computeStorageNbytesContiguous(size, self.element_size(),
                                                                      self.storage_offset());
-  if (self.storage().nbytes() < static_cast<size_t>(needed)) {
+  const auto old_nbytes = static_cast<int64_t>(self.storage().nbytes());
+  if (old_nbytes < needed) {
     at::native::resize_bytes_nocuda(self.storage(), needed);  // reaches NpuHooks::resizePrivateUse1Bytes
   }
   at::native::resize_impl_cpu_(impl, size, /*stride=*/std::nullopt, /*resize_storage=*/false);
   if (format && *format != at::MemoryFormat::Preserve) impl->empty_tensor_restride(*format);
+  if (old_nbytes < needed) fill_grown_storage_if_deterministic(self, old_nbytes);
   return self;
 }
 

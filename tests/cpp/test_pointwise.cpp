@@ -194,6 +194,28 @@ TEST_CASE("unary special values follow PyTorch CPU", "[pointwise]") {
   CHECK(f == std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 1, 1});
 }
 
+TEST_CASE("abs of -0.0 is +0.0 in every floating dtype; relu keeps -0.0", "[pointwise]") {
+  std::vector<double> d = {-0.0, 0.0, -2.5}, dout(3);
+  unary(UnaryOp::Abs, TensorView{dout.data(), DType::Float64, {3}, {1}}, TensorView{d.data(), DType::Float64, {3}, {1}});
+  for (const double v : dout) CHECK(!std::signbit(v));
+  CHECK(dout[2] == 2.5);
+  // relu is clamp_min(x, 0), as on PyTorch CPU: -0.0 is not below 0 and stays.
+  unary(UnaryOp::Relu, TensorView{dout.data(), DType::Float64, {3}, {1}}, TensorView{d.data(), DType::Float64, {3}, {1}});
+  CHECK((std::signbit(dout[0]) && !std::signbit(dout[1]) && dout[2] == 0.0 && !std::signbit(dout[2])));
+
+  std::vector<float> f = {-0.0f, -1.0f}, fout(2);
+  unary(UnaryOp::Abs, TensorView{fout.data(), DType::Float32, {2}, {1}}, TensorView{f.data(), DType::Float32, {2}, {1}});
+  CHECK(!std::signbit(fout[0]));
+  CHECK(fout[1] == 1.0f);
+
+  std::vector<half> h = {half(-0.0f)}, hout(1);
+  unary(UnaryOp::Abs, TensorView{hout.data(), DType::Float16, {1}, {1}}, TensorView{h.data(), DType::Float16, {1}, {1}});
+  CHECK(!std::signbit(static_cast<float>(hout[0])));
+  std::vector<bfloat16> b = {bfloat16(-0.0f)}, bout(1);
+  unary(UnaryOp::Abs, TensorView{bout.data(), DType::BFloat16, {1}, {1}}, TensorView{b.data(), DType::BFloat16, {1}, {1}});
+  CHECK(!std::signbit(static_cast<float>(bout[0])));
+}
+
 TEST_CASE("round with decimals scales by powers of ten", "[pointwise]") {
   std::vector<float> x = {1.2345f, 0.0025f, 125.0f, 1e30f}, y(4);
   UnaryParams p;

@@ -74,6 +74,11 @@ from npu_emu.npu.amp import get_amp_supported_dtype  # noqa: E402
 
 __all__ += ["get_amp_supported_dtype"]
 
+from npu_emu.npu import storage as _storage  # noqa: E402
+from npu_emu.npu.storage import *  # noqa: E402,F401,F403  (torch.npu.FloatStorage ...)
+
+__all__ += _storage.__all__
+
 
 def __getattr__(name: str) -> type:
     # torch.compile's inductor asks the device module for its code generators

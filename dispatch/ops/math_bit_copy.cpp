@@ -1,0 +1,42 @@
+// aten::copy_ into an npu tensor whose conjugate or negative bit is set.
+//
+// In-place and out= ops on such a view (a.conj().exp_(), torch.exp(x,
+// out=a.conj())) reach npu through PyTorch's Conjugate / Negative fallback:
+// it runs the op on a resolved clone, then writes the clone back with
+// view.copy_(clone). For backends other than CPU and CUDA, copy_ hands the
+// data movement to aten::_copy_from(src, dst), whose schema does not mark
+// dst as written; the same fallback therefore resolves dst into a clone
+// too, and the write lands in that clone, not in the view's memory. So a
+// destination with math bits is written here, through a view of the same
+// memory with the bits cleared, with the values that memory must hold.
+#include <ATen/ATen.h>
+#include <ATen/ops/copy_native.h>
+#include <torch/library.h>
+
+namespace npu::ops {
+
+namespace {
+
+at::Tensor& copy_(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
+  if (!self.is_conj() && !self.is_neg()) return at::native::copy_(self, src, non_blocking);
+  // Element values are logical = neg^n(conj^c(stored)); both maps are their
+  // own inverse and commute, so stored = conj^c(neg^n(logical)).
+  at::Tensor stored = self;
+  at::Tensor value = src;
+  if (self.is_neg()) {
+    stored = stored._neg_view();
+    value = at::neg(value);  // materialized: neg of a neg view would only flip the bit back
+  }
+  if (self.is_conj()) {
+    stored = stored.conj();
+    value = value.conj();  // a view with the bit set: _copy_from's fallback resolves a source correctly
+  }
+  at::native::copy_(stored, value, non_blocking);
+  return self;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { m.impl("copy_", TORCH_FN(copy_)); }
+
+}  // namespace npu::ops
