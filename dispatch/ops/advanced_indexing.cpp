@@ -60,6 +60,9 @@ at::Tensor masked_select_npu(const at::Tensor& self, const at::Tensor& mask) {
 }
 
 at::Tensor& masked_select_out(const at::Tensor& self, const at::Tensor& mask, at::Tensor& out) {
+  check_npu("masked_select", "out", out);
+  // PyTorch refuses (rather than casts into) an out of another dtype.
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "masked_select(): self and result must have the same scalar type");
   const at::Tensor r = masked_select_npu(self, mask);
   write_out(out, r.sizes(), self.scalar_type(), [&](const at::Tensor& o) { o.copy_(r); });
   return out;
