@@ -1,9 +1,12 @@
 // Shape-and-copy ops on npu: cat, stack, flip, roll, repeat, tril, triu,
 // each one aclnn entry (include/acl/aclnn_shape.h).
+#include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/WrapDimUtilsMulti.h>
+#include <ATen/native/Resize.h>
 #include <torch/library.h>
 
+#include "dispatch/ops/factory.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/ops/reduce_op.h"
 
@@ -23,17 +26,32 @@ at::ScalarType promoted(const std::vector<at::Tensor>& tensors) {
 bool skipped_by_cat(const at::Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
 
 struct CatPlan {
+  std::vector<at::Tensor> all;     // every input, legacy empties included
   std::vector<at::Tensor> inputs;  // the ones that take part
   std::vector<int64_t> shape;
   int64_t dim = 0;
   at::ScalarType dtype;
+  // PyTorch's rule: the layout every input suggests (channels_last for
+  // channels_last inputs), contiguous as soon as one input suggests another.
+  at::MemoryFormat memory_format = at::MemoryFormat::Contiguous;
 };
+
+at::MemoryFormat common_memory_format(const std::vector<at::Tensor>& tensors) {
+  std::optional<at::MemoryFormat> common;
+  for (const at::Tensor& t : tensors) {
+    const at::MemoryFormat f = t.suggest_memory_format();
+    if (f == at::MemoryFormat::Contiguous || (common && *common != f)) return at::MemoryFormat::Contiguous;
+    common = f;
+  }
+  return common.value_or(at::MemoryFormat::Contiguous);
+}
 
 CatPlan plan_cat(const at::ITensorListRef& list, int64_t dim) {
   std::vector<at::Tensor> all(list.begin(), list.end());
   TORCH_CHECK(!all.empty(), "torch.cat(): expected a non-empty list of Tensors");
   CatPlan plan;
   plan.dtype = promoted(all);
+  plan.memory_format = common_memory_format(all);
   for (size_t i = 0; i < all.size(); ++i) {
     check_npu("cat", "tensors", all[i]);
     TORCH_CHECK(all[i].dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
@@ -65,6 +83,7 @@ CatPlan plan_cat(const at::ITensorListRef& list, int64_t dim) {
     plan.shape[plan.dim] += t.size(plan.dim);
     plan.inputs.push_back(t);
   }
+  plan.all = std::move(all);
   return plan;
 }
 
@@ -76,14 +95,22 @@ at::Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, at::Tensor& 
   const CatPlan plan = plan_cat(tensors, dim);
   TORCH_CHECK(at::canCast(plan.dtype, out.scalar_type()), "torch.cat(): input types can't be cast to the desired "
               "output type ", out.scalar_type());
+  check_npu("cat", "out", out);
+  // An out that had to be resized takes the inputs' layout; one of the right
+  // shape keeps its own strides (PyTorch's out= rule).
+  if (at::native::resize_output(out, plan.shape)) out.unsafeGetTensorImpl()->empty_tensor_restride(plan.memory_format);
+  at::assert_no_internal_overlap(out);
+  for (const at::Tensor& t : plan.all) at::assert_no_overlap(out, t);
   write_out(out, plan.shape, plan.dtype, [&](const at::Tensor& o) { cat_launch(plan, o); });
   return out;
 }
 
 at::Tensor cat(const at::ITensorListRef& tensors, int64_t dim) {
   const CatPlan plan = plan_cat(tensors, dim);
-  return new_result(plan.inputs.empty() ? *tensors.begin() : plan.inputs.front(), plan.shape, plan.dtype,
-                    [&](const at::Tensor& o) { cat_launch(plan, o); });
+  const at::Tensor& like = plan.inputs.empty() ? *tensors.begin() : plan.inputs.front();
+  at::Tensor out = empty_npu(plan.shape, plan.dtype, like.device(), plan.memory_format);
+  if (out.numel() > 0) cat_launch(plan, out);
+  return out;
 }
 
 struct StackPlan {
@@ -117,6 +144,10 @@ at::Tensor stack(at::TensorList tensors, int64_t dim) {
 
 at::Tensor& stack_out(at::TensorList tensors, int64_t dim, at::Tensor& out) {
   const StackPlan plan = plan_stack(tensors, dim);
+  check_npu("stack", "out", out);
+  at::native::resize_output(out, plan.shape);
+  at::assert_no_internal_overlap(out);
+  for (const at::Tensor& t : tensors) at::assert_no_overlap(out, t);
   write_out(out, plan.shape, plan.dtype, [&](const at::Tensor& o) { stack_launch(plan, o); });
   return out;
 }
