@@ -10,6 +10,7 @@
 #include <torch/library.h>
 
 #include "dispatch/fallback/cpu_fallback.h"
+#include "dispatch/fallback/fallback_arguments.h"
 #include "dispatch/fallback/op_counters.h"
 
 namespace npu {
@@ -44,6 +45,7 @@ void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     case FallbackMode::Allow:
       break;
   }
+  check_written_arguments_on_npu(op, *stack);
   count_fallback(name);
   // Views cannot be emulated by copying: those must be native, and say so.
   at::native::cpu_fallback(op, stack, /*error_on_views=*/true);
