@@ -162,9 +162,10 @@ at::Tensor flip(const at::Tensor& self, at::IntArrayRef dims) {
   at::dim_list_to_bitset(dims, self.dim());  // range and repetition errors, PyTorch's words
   std::vector<int64_t> wrapped;
   for (const int64_t d : dims) wrapped.push_back(at::maybe_wrap_dim(d, self.dim()));
-  return new_result(self, self.sizes(), self.scalar_type(), [&](const at::Tensor& out) {
-    NPU_RUN(aclnnFlip, as_1d(self), at::IntArrayRef(wrapped), as_1d(out));
-  });
+  // CPU's layout: self's strides when dense, else the layout self suggests.
+  const at::Tensor out = at::empty_like(self, {}, at::MemoryFormat::Preserve);
+  if (out.numel() > 0) NPU_RUN(aclnnFlip, as_1d(self), at::IntArrayRef(wrapped), as_1d(out));
+  return out;
 }
 
 at::Tensor roll(const at::Tensor& self, at::IntArrayRef shifts, at::IntArrayRef dims) {
@@ -174,9 +175,12 @@ at::Tensor roll(const at::Tensor& self, at::IntArrayRef shifts, at::IntArrayRef 
               "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", dims.size());
   std::vector<int64_t> wrapped;
   for (const int64_t d : dims) wrapped.push_back(at::maybe_wrap_dim(d, self.dim()));
-  return new_result(self, self.sizes(), self.scalar_type(), [&](const at::Tensor& out) {
-    NPU_RUN(aclnnRoll, as_1d(self), shifts, at::IntArrayRef(wrapped), as_1d(out));
-  });
+  // CPU's layout: the memory format self suggests (channels_last stays so);
+  // without dims, the roll of the flattened tensor, contiguous.
+  const at::Tensor out =
+      at::empty_like(self, {}, dims.empty() ? at::MemoryFormat::Contiguous : self.suggest_memory_format());
+  if (out.numel() > 0) NPU_RUN(aclnnRoll, as_1d(self), shifts, at::IntArrayRef(wrapped), as_1d(out));
+  return out;
 }
 
 at::Tensor repeat(const at::Tensor& self, at::IntArrayRef repeats) {
