@@ -206,6 +206,34 @@ def test_cat_out_strides_match_cpu(out_shape):
     assert torch.equal(npu_out.cpu(), cpu_out)
 
 
+# ---- flip and roll allocate their result as CPU does -----------------------------------
+
+LAYOUT_INPUTS = {
+    "channels_last": lambda: _cl((2, 3, 4, 5)),
+    "channels_last_step": lambda: _cl((2, 6, 4, 5))[:, ::2],
+    "transposed": lambda: make_tensor((4, 6), torch.float32).t(),
+    "permuted": lambda: make_tensor((2, 3, 4), torch.float32).permute(2, 0, 1),
+    "step": lambda: make_tensor((4, 6), torch.float32)[:, ::2],
+}
+
+LAYOUT_OPS = {
+    "flip_first": lambda t: t.flip(0),
+    "flip_last": lambda t: t.flip(-1),
+    "roll": lambda t: t.roll(1, 0),
+    "roll_flat": lambda t: t.roll(2),
+}
+
+
+@pytest.mark.parametrize("inp", sorted(LAYOUT_INPUTS))
+@pytest.mark.parametrize("op", sorted(LAYOUT_OPS))
+def test_flip_roll_result_strides_match_cpu(op, inp):
+    x = LAYOUT_INPUTS[inp]()
+    cpu = LAYOUT_OPS[op](x)
+    npu = LAYOUT_OPS[op](x.npu())
+    assert npu.stride() == cpu.stride()
+    assert torch.equal(npu.cpu(), cpu)
+
+
 # ---- *_like factories propagate strides as on CPU ---------------------------------------
 
 LIKE_FACTORIES = {
