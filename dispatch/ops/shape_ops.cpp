@@ -230,6 +230,10 @@ at::Tensor triangle(Triangle which, const at::Tensor& self, int64_t diagonal) {
 
 at::Tensor& triangle_out(Triangle which, const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
   check_triangle(which, self);
+  check_npu(triangle_name(which), "out", out);
+  // PyTorch refuses (rather than casts into) an out of another dtype.
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ", self.dtype(),
+              ", but got ", out.dtype(), " instead");
   if (out.is_same(self)) {  // the entry allows out == self
     if (self.numel() > 0) triangle_launch(which, self, diagonal, self);
     return out;
