@@ -59,6 +59,8 @@ OUT_DTYPE_CASES = {
     "index_select": lambda d, out: torch.index_select(_src(d), 0, _idx(d)[0, :2], out=out),
     "take": lambda d, out: torch.take(_src(d), _idx(d)[0], out=out),
     "masked_select": lambda d, out: torch.masked_select(_src(d), _src(d) > 0, out=out),
+    "tril": lambda d, out: torch.tril(_src(d), out=out),
+    "triu": lambda d, out: torch.triu(_src(d), 1, out=out),
 }
 
 
