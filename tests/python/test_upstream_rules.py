@@ -327,3 +327,30 @@ def test_complex_normal_splits_the_variance_between_the_parts():
     parts = torch.view_as_real(z).cpu().double()
     # each part has std 2 / sqrt(2); with 65536 samples the estimate is within 2%
     torch.testing.assert_close(parts.std(0), torch.full((2,), 2 / 2 ** 0.5, dtype=torch.float64), rtol=0.02, atol=0)
+
+
+# ---- out= filled by the CPU fallback: a resized out takes CPU's layout --------------------
+
+FALLBACK_OUT_CASES = {
+    "lu_factor": lambda a, d: torch.linalg.lu_factor(a, out=(torch.empty(0, dtype=a.dtype, device=d),
+                                                             torch.empty(0, dtype=torch.int32, device=d))),
+    "qr": lambda a, d: torch.linalg.qr(a, out=(torch.empty(0, dtype=a.dtype, device=d),
+                                               torch.empty(0, dtype=a.dtype, device=d))),
+    "inv": lambda a, d: (torch.linalg.inv(a, out=torch.empty(0, dtype=a.dtype, device=d)),),
+    "eigh": lambda a, d: torch.linalg.eigh(a @ a.mT, out=(torch.empty(0, dtype=a.dtype, device=d),
+                                                          torch.empty(0, dtype=a.dtype, device=d))),
+}
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "batch_step"])
+@pytest.mark.parametrize("op", sorted(FALLBACK_OUT_CASES))
+def test_fallback_out_takes_the_cpu_kernels_layout(op, layout):
+    a = _spd_batch(5) + torch.triu(torch.ones(3, 3, dtype=torch.float64), 1)
+    if layout == "batch_step":
+        a = a[::2]
+    cpu = FALLBACK_OUT_CASES[op](a, "cpu")
+    npu = FALLBACK_OUT_CASES[op](a.npu(), "npu")
+    for c, n in zip(cpu, npu):
+        assert n.device.type == "npu"
+        assert n.stride() == c.stride()
+        torch.testing.assert_close(n.cpu(), c)
