@@ -137,9 +137,26 @@ void stack_launch(const StackPlan& plan, const at::Tensor& out) {
   NPU_RUN(aclnnStack, at::ITensorListRef(plan.inputs), plan.dim, out);
 }
 
+// PyTorch stacks along an existing dim as a cat along it, viewed with that
+// dim split (so channels_last inputs give a channels_last-like result), and
+// along the new last dim as a cat of the inputs unsqueezed there.
+at::Tensor empty_stack_result(const StackPlan& plan) {
+  const at::Tensor& first = plan.inputs.front();
+  if (plan.dim < first.dim()) {
+    std::vector<int64_t> cat_shape = first.sizes().vec();
+    cat_shape[plan.dim] *= static_cast<int64_t>(plan.inputs.size());
+    return empty_npu(cat_shape, plan.dtype, first.device(), common_memory_format(plan.inputs)).view(plan.shape);
+  }
+  std::vector<at::Tensor> unsqueezed;
+  for (const at::Tensor& t : plan.inputs) unsqueezed.push_back(t.unsqueeze(plan.dim));
+  return empty_npu(plan.shape, plan.dtype, first.device(), common_memory_format(unsqueezed));
+}
+
 at::Tensor stack(at::TensorList tensors, int64_t dim) {
   const StackPlan plan = plan_stack(tensors, dim);
-  return new_result(tensors[0], plan.shape, plan.dtype, [&](const at::Tensor& o) { stack_launch(plan, o); });
+  at::Tensor out = empty_stack_result(plan);
+  if (out.numel() > 0) stack_launch(plan, out);
+  return out;
 }
 
 at::Tensor& stack_out(at::TensorList tensors, int64_t dim, at::Tensor& out) {
