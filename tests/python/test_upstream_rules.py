@@ -208,6 +208,25 @@ def test_cat_out_strides_match_cpu(out_shape):
     assert torch.equal(npu_out.cpu(), cpu_out)
 
 
+STACK_LAYOUTS = {
+    "channels_last": lambda: [_cl((2, 3, 4, 5)), _cl((2, 3, 4, 5), 1)],
+    "mixed": lambda: [_cl((2, 3, 4, 5)), make_tensor((2, 3, 4, 5), torch.float32)],
+    "transposed": lambda: [make_tensor((4, 3), torch.float32).t()] * 3,
+    "channels_last_3d": lambda: [make_tensor((2, 3, 2, 4, 5), torch.float32)
+                                 .contiguous(memory_format=torch.channels_last_3d)] * 2,
+}
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("case", sorted(STACK_LAYOUTS))
+def test_stack_result_strides_match_cpu(case, dim):
+    tensors = STACK_LAYOUTS[case]()
+    cpu = torch.stack(tensors, dim)
+    npu = torch.stack([t.npu() for t in tensors], dim)
+    assert npu.stride() == cpu.stride()
+    assert torch.equal(npu.cpu(), cpu)
+
+
 # ---- flip and roll allocate their result as CPU does -----------------------------------
 
 LAYOUT_INPUTS = {
