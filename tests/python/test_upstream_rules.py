@@ -227,7 +227,7 @@ def test_stack_result_strides_match_cpu(case, dim):
     assert torch.equal(npu.cpu(), cpu)
 
 
-# ---- flip and roll allocate their result as CPU does -----------------------------------
+# ---- flip, roll and sort allocate their results as CPU does -----------------------------------
 
 LAYOUT_INPUTS = {
     "channels_last": lambda: _cl((2, 3, 4, 5)),
@@ -238,6 +238,9 @@ LAYOUT_INPUTS = {
 }
 
 LAYOUT_OPS = {
+    "sort_values": lambda t: t.sort(0)[0],
+    "sort_indices": lambda t: t.sort(-1, descending=True)[1],
+    "argsort": lambda t: t.argsort(0),
     "flip_first": lambda t: t.flip(0),
     "flip_last": lambda t: t.flip(-1),
     "roll": lambda t: t.roll(1, 0),
@@ -247,7 +250,7 @@ LAYOUT_OPS = {
 
 @pytest.mark.parametrize("inp", sorted(LAYOUT_INPUTS))
 @pytest.mark.parametrize("op", sorted(LAYOUT_OPS))
-def test_flip_roll_result_strides_match_cpu(op, inp):
+def test_flip_roll_sort_result_strides_match_cpu(op, inp):
     x = LAYOUT_INPUTS[inp]()
     cpu = LAYOUT_OPS[op](x)
     npu = LAYOUT_OPS[op](x.npu())
