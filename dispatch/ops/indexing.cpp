@@ -158,6 +158,7 @@ at::Tensor run_functional(const Scatter& s, const at::Tensor& self) {
   return new_result(self, self.sizes(), self.scalar_type(), [&](const at::Tensor& out) { scatter_into(s, self, out); });
 }
 at::Tensor& run_in_place(const Scatter& s, at::Tensor& self) {
+  at::assert_no_internal_overlap(self);  // PyTorch's rule for the scatter family's written self
   if (self.numel() > 0) scatter_into(s, self, self);
   return self;
 }

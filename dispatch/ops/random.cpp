@@ -9,6 +9,7 @@
 
 #include <ATen/Dispatch.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/core/DistributionsHelper.h>
 #include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>
@@ -52,6 +53,7 @@ void check_floating_or_complex(const at::Tensor& self, const char* op) {
 
 at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at::Generator> generator) {
   check_floating_or_complex(self, "uniform_");
+  at::assert_no_internal_overlap(self);  // an expanded self cannot take independent draws (CPU refuses too)
   if (self.is_complex()) {  // PyTorch: real and imaginary parts each uniform in [from, to)
     at::Tensor parts = at::view_as_real(self);
     uniform_(parts, from, to, generator);
@@ -68,6 +70,7 @@ at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at:
 
 at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at::Generator> generator) {
   check_floating_or_complex(self, "normal_");
+  at::assert_no_internal_overlap(self);
   TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   if (self.is_complex()) {  // PyTorch: each part normal with std / sqrt(2), so |z| has variance std^2
     at::Tensor parts = at::view_as_real(self);
@@ -140,6 +143,7 @@ int64_t random_max(at::ScalarType type) {
 at::Tensor& random_range(at::Tensor& self, int64_t from, int64_t to, std::optional<at::Generator> generator) {
   TORCH_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "random_ is not implemented for ", self.scalar_type(), " tensors");
   TORCH_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+  at::assert_no_internal_overlap(self);
   if (!at::isFloatingType(self.scalar_type())) {
     // Integer and bool results must be able to hold every value drawn.
     const int64_t lowest = self.scalar_type() == at::kBool || !at::isSignedType(self.scalar_type())
@@ -190,6 +194,7 @@ at::Tensor& randperm_out(int64_t n, std::optional<at::Generator> generator, at::
 at::Tensor& bernoulli_scalar_(at::Tensor& self, double p, std::optional<at::Generator> generator) {
   TORCH_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   TORCH_CHECK(!self.is_complex(), "bernoulli_ does not support complex tensors");
+  at::assert_no_internal_overlap(self);
   if (self.numel() == 0) return self;
   const c10::DeviceGuard guard(self.device());
   const auto rng = reserve(generator, self.device(), self.numel());
@@ -202,6 +207,7 @@ at::Tensor& bernoulli_tensor_(at::Tensor& self, const at::Tensor& p, std::option
   TORCH_CHECK(!self.is_complex() && !p.is_complex(), "bernoulli_ does not support complex tensors");
   TORCH_CHECK(at::is_expandable_to(p.sizes(), self.sizes()), "bernoulli_: p of shape ", p.sizes(),
               " cannot be broadcast to self's shape ", self.sizes());
+  at::assert_no_internal_overlap(self);
   if (self.numel() == 0) return self;
   const c10::DeviceGuard guard(self.device());
   const at::Tensor probs = p.device() == self.device() ? p : p.to(self.device());
@@ -217,6 +223,7 @@ at::Tensor& bernoulli_out(const at::Tensor& self, std::optional<at::Generator> g
 
 at::Tensor& exponential_(at::Tensor& self, double lambd, std::optional<at::Generator> generator) {
   check_floating(self, "exponential_");
+  at::assert_no_internal_overlap(self);
   TORCH_CHECK(lambd > 0.0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
   if (self.numel() == 0) return self;
   const c10::DeviceGuard guard(self.device());

@@ -1,5 +1,6 @@
 // The sort family on npu: sort (always stable; descending), and topk. argsort
 // is PyTorch's composite over sort.stable.
+#include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
 #include <torch/library.h>
@@ -29,6 +30,10 @@ void write_pair(const char* name, const at::Tensor& self, at::IntArrayRef shape,
               values.scalar_type(), " and ", self.scalar_type());
   TORCH_CHECK(indices.scalar_type() == at::kLong, name, "(): indices must be int64, got ", indices.scalar_type());
   write_out(indices, shape, at::kLong, [](const at::Tensor&) {});
+  at::native::resize_output(values, shape);
+  // Outputs whose elements share memory cannot take results (CPU refuses).
+  at::assert_no_internal_overlap(values);
+  at::assert_no_internal_overlap(indices);
   write_out(values, shape, self.scalar_type(), [&](const at::Tensor& v) { launch(v, indices); });
 }
 
