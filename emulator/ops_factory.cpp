@@ -1,4 +1,6 @@
 // aclnn entries that create values: arange, linspace, eye.
+#include <string>
+
 #include "acl/aclnn_factory.h"
 #include "emulator/acl_error.h"
 #include "emulator/op_launch.h"
@@ -6,6 +8,33 @@
 
 using npu::emu::fail;
 using npu::emu::prepare_op;
+
+namespace {
+
+// The range kernels (kernels/factories.h) fill integer and floating outputs
+// (not bool, complex or the wide unsigned types). Checked here, before
+// anything is launched, so that a bad dtype= fails the call that passed it
+// and not a later synchronize; worded "<op>: unsupported dtype <dtype>",
+// which callers report as PyTorch's NotImplementedError.
+void require_range_dtype(const char* op, npu::model::DType dtype) {
+  using npu::model::DType;
+  switch (dtype) {
+    case DType::UInt8:
+    case DType::Int8:
+    case DType::Int16:
+    case DType::Int32:
+    case DType::Int64:
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Float32:
+    case DType::Float64:
+      return;
+    default:
+      fail(ACLNN_ERR_PARAM_INVALID, std::string(op) + ": unsupported dtype " + npu::model::dtype_name(dtype));
+  }
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -16,6 +45,7 @@ aclnnStatus aclnnArangeGetWorkspaceSize(const aclScalar* start, const aclScalar*
     npu::emu::require_scalar(end, "end");
     npu::emu::require_scalar(step, "step");
     npu::emu::require_tensor(out, "out");
+    require_range_dtype("arange", out->dtype);
     const int64_t n = npu::kernels::arange_length(start->value(), end->value(), step->value(), out->dtype);
     npu::emu::require_shape(out, {n}, "out");
     return std::function<void()>([o = out->view(), s = start->value(), st = step->value()] {
@@ -31,6 +61,7 @@ aclnnStatus aclnnLinspaceGetWorkspaceSize(const aclScalar* start, const aclScala
     npu::emu::require_scalar(start, "start");
     npu::emu::require_scalar(end, "end");
     npu::emu::require_tensor(out, "out");
+    require_range_dtype("linspace", out->dtype);
     if (steps < 0) fail(ACLNN_ERR_PARAM_INVALID, "steps must be non-negative, got " + std::to_string(steps));
     npu::emu::require_shape(out, {steps}, "out");
     return std::function<void()>([o = out->view(), s = start->value(), e = end->value()] {

@@ -14,6 +14,7 @@
 #include <torch/library.h>
 
 #include "dispatch/fallback/cpu_fallback.h"
+#include "dispatch/fallback/fallback_arguments.h"
 #include "dispatch/fallback/hidden_writes.h"
 #include "dispatch/fallback/op_counters.h"
 
@@ -96,6 +97,7 @@ void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     case FallbackMode::Allow:
       break;
   }
+  check_written_arguments_on_npu(op, *stack);
   count_fallback(name);
   const auto hidden = stage_hidden_writes(op, *stack);
   // Views cannot be emulated by copying: those must be native, and say so.

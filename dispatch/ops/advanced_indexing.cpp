@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include <ATen/ExpandUtils.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/native/Resize.h>
 #include <torch/library.h>
 
 #include "dispatch/ops/factory.h"
@@ -43,6 +45,8 @@ at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
   const at::Tensor r = nonzero_npu(self);
   TORCH_CHECK(out.scalar_type() == at::kLong, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
               out.scalar_type());
+  at::native::resize_output(out, r.sizes());
+  at::assert_no_internal_overlap(out);  // CPU refuses an out whose elements share memory
   write_out(out, r.sizes(), at::kLong, [&](const at::Tensor& o) { o.copy_(r); });
   return out;
 }
@@ -60,7 +64,12 @@ at::Tensor masked_select_npu(const at::Tensor& self, const at::Tensor& mask) {
 }
 
 at::Tensor& masked_select_out(const at::Tensor& self, const at::Tensor& mask, at::Tensor& out) {
+  check_npu("masked_select", "out", out);
+  // PyTorch refuses (rather than casts into) an out of another dtype.
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "masked_select(): self and result must have the same scalar type");
   const at::Tensor r = masked_select_npu(self, mask);
+  at::native::resize_output(out, r.sizes());
+  at::assert_no_internal_overlap(out);
   write_out(out, r.sizes(), self.scalar_type(), [&](const at::Tensor& o) { o.copy_(r); });
   return out;
 }

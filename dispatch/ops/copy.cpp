@@ -130,7 +130,12 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
 }
 
 at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
-  at::native::resize_output(dst, self.sizes());
+  // An out= the CPU fallback had to resize takes the layout CPU's kernel gave
+  // the result (linalg's LU factors come back column-major), as a CPU out=
+  // would; a dense layout of the same sizes fits the storage just resized.
+  if (at::native::resize_output(dst, self.sizes()) && self.is_non_overlapping_and_dense() && !has_private_format(dst)) {
+    dst.unsafeGetTensorImpl()->set_sizes_and_strides(self.sizes(), self.strides());
+  }
   return copy_from(self, dst, false);
 }
 

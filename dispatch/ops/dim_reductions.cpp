@@ -1,6 +1,8 @@
 // Reductions along one dim on npu: prod (also over everything), max/min with
 // indices, argmax/argmin, and the scans cumsum/cumprod.
+#include <ATen/MemoryOverlap.h>
 #include <ATen/native/ReduceOpsUtils.h>
+#include <ATen/native/Resize.h>
 #include <torch/library.h>
 
 #include "dispatch/ops/acl_args.h"
@@ -83,6 +85,10 @@ std::tuple<at::Tensor&, at::Tensor&> extreme_dim_out(const char* name, ArgLaunch
   TORCH_CHECK(indices.scalar_type() == at::kLong, name, ": Expected out tensor to have dtype Long, but got ",
               indices.scalar_type(), " instead");
   write_out(indices, in.shape, at::kLong, [](const at::Tensor&) {});
+  at::native::resize_output(values, in.shape);
+  // Outputs whose elements share memory cannot take results (CPU refuses).
+  at::assert_no_internal_overlap(values);
+  at::assert_no_internal_overlap(indices);
   write_out(values, in.shape, self.scalar_type(), [&](const at::Tensor& v) {
     launch(in.self, in.dims[0], in.keepdim, v, indices);
   });
@@ -188,6 +194,9 @@ at::Tensor& scan_out(Scan scan, const at::Tensor& self, int64_t dim, Dtype dtype
     out.copy_(tmp);
     return out;
   }
+  check_npu(scan == Scan::Sum ? "cumsum" : "cumprod", "out", out);
+  at::native::resize_output(out, self.sizes());
+  at::assert_no_internal_overlap(out);  // CPU refuses an out whose elements share memory
   write_out(out, self.sizes(), dtype.value_or(out.scalar_type()), launch);
   return out;
 }

@@ -3,6 +3,7 @@
 // scatter_reduce), take and masked_fill. Index values are checked by the
 // kernels when they run: an out-of-range index fails the next synchronize,
 // naming the op, and nothing is accessed out of bounds.
+#include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
 #include <torch/library.h>
 
@@ -17,6 +18,31 @@ void check_index(const char* name, const at::Tensor& index) {
   check_npu(name, "index", index);
   TORCH_CHECK(index.scalar_type() == at::kLong || index.scalar_type() == at::kInt, name,
               "(): Expected dtype int32 or int64 for index, got ", index.scalar_type());
+}
+
+// gather and the scatter family read no index value when the index is empty,
+// and PyTorch then takes an index of any dtype (an empty uint8 index is fine).
+void check_gather_scatter_index(const char* name, const at::Tensor& index) {
+  if (index.numel() == 0) {
+    check_npu(name, "index", index);
+    return;
+  }
+  check_index(name, index);
+}
+
+// out= never converts for these ops (unlike reductions): PyTorch refuses an
+// out of another dtype rather than casting into it.
+void check_out_dtype(const at::Tensor& self, const at::Tensor& out) {
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ", self.dtype(),
+              ", but got ", out.dtype(), " instead");
+}
+
+// out must not share memory with what the op reads (PyTorch's rule for out=).
+void check_no_overlap(const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs) {
+  at::assert_no_internal_overlap(out);
+  for (const at::Tensor* in : inputs) {
+    if (in->defined() && in->is_privateuseone()) at::assert_no_overlap(out, *in);
+  }
 }
 
 // ---- index_select, gather, take ------------------------------------------------
@@ -39,6 +65,9 @@ void index_select_launch(const at::Tensor& self, int64_t dim, const at::Tensor& 
 at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, at::Tensor& out) {
   check_npu("index_select", "self", self);
   check_index("index_select", index);
+  check_npu("index_select", "out", out);
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "index_select(): self and result must have the same scalar type");
+  check_no_overlap(out, {&self, &index});
   const int64_t d = at::maybe_wrap_dim(dim, self.dim());
   write_out(out, index_select_shape(self, d, index), self.scalar_type(),
             [&](const at::Tensor& o) { index_select_launch(self, d, index, o); });
@@ -56,7 +85,10 @@ at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& i
 at::Tensor& gather_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool /*sparse_grad*/,
                        at::Tensor& out) {
   check_npu("gather", "self", self);
-  check_index("gather", index);
+  check_gather_scatter_index("gather", index);
+  check_npu("gather", "out", out);
+  check_out_dtype(self, out);
+  check_no_overlap(out, {&self, &index});
   const int64_t d = at::maybe_wrap_dim(dim, self.dim());
   write_out(out, index.sizes(), self.scalar_type(), [&](const at::Tensor& o) { NPU_RUN(aclnnGather, self, d, index, o); });
   return out;
@@ -64,7 +96,7 @@ at::Tensor& gather_out(const at::Tensor& self, int64_t dim, const at::Tensor& in
 
 at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool /*sparse_grad*/) {
   check_npu("gather", "self", self);
-  check_index("gather", index);
+  check_gather_scatter_index("gather", index);
   const int64_t d = at::maybe_wrap_dim(dim, self.dim());
   return new_result(self, index.sizes(), self.scalar_type(),
                     [&](const at::Tensor& o) { NPU_RUN(aclnnGather, self, d, index, o); });
@@ -85,6 +117,10 @@ at::Tensor take(const at::Tensor& self, const at::Tensor& index) {
 
 at::Tensor& take_out(const at::Tensor& self, const at::Tensor& index, at::Tensor& out) {
   check_take(self, index);
+  check_npu("take", "out", out);
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "take(): self and out expected to have the same dtype, but got "
+              "self.dtype = ", self.scalar_type(), " and out.dtype = ", out.scalar_type());
+  check_no_overlap(out, {&self, &index});
   write_out(out, index.sizes(), self.scalar_type(), [&](const at::Tensor& o) { NPU_RUN(aclnnTake, self, index, o); });
   return out;
 }
@@ -97,27 +133,41 @@ at::Tensor& take_out(const at::Tensor& self, const at::Tensor& index, at::Tensor
 struct Scatter {
   const char* name;
   std::function<void(const at::Tensor& self, const at::Tensor& out)> launch;
+  bool empty_index = false;  // nothing to scatter: out is self (the index may have any dtype)
 };
 
 void check_scatter(const char* name, const at::Tensor& self, const at::Tensor& index, const at::Tensor* src) {
   check_npu(name, "self", self);
-  check_index(name, index);
+  check_gather_scatter_index(name, index);
   if (src != nullptr) {
     check_npu(name, "src", *src);
     TORCH_CHECK(src->scalar_type() == self.scalar_type(), name, "(): Expected self.dtype to be equal to src.dtype");
   }
 }
 
+// Writes self scattered into out; an empty index scatters nothing.
+void scatter_into(const Scatter& s, const at::Tensor& self, const at::Tensor& out) {
+  if (!s.empty_index) {
+    s.launch(self, out);
+  } else if (!out.is_same(self)) {
+    out.copy_(self);
+  }
+}
+
 at::Tensor run_functional(const Scatter& s, const at::Tensor& self) {
-  return new_result(self, self.sizes(), self.scalar_type(), [&](const at::Tensor& out) { s.launch(self, out); });
+  return new_result(self, self.sizes(), self.scalar_type(), [&](const at::Tensor& out) { scatter_into(s, self, out); });
 }
 at::Tensor& run_in_place(const Scatter& s, at::Tensor& self) {
-  if (self.numel() > 0) s.launch(self, self);
+  at::assert_no_internal_overlap(self);  // PyTorch's rule for the scatter family's written self
+  if (self.numel() > 0) scatter_into(s, self, self);
   return self;
 }
 at::Tensor& run_out(const Scatter& s, const at::Tensor& self, at::Tensor& out) {
+  check_npu(s.name, "out", out);
+  check_out_dtype(self, out);
   if (out.is_same(self)) return run_in_place(s, out);
-  write_out(out, self.sizes(), self.scalar_type(), [&](const at::Tensor& o) { s.launch(self, o); });
+  check_no_overlap(out, {&self});
+  write_out(out, self.sizes(), self.scalar_type(), [&](const at::Tensor& o) { scatter_into(s, self, o); });
   return out;
 }
 
@@ -146,7 +196,8 @@ Scatter scatter_src(const at::Tensor& self, int64_t dim, const at::Tensor& index
   const int64_t code = scatter_code(reduce);
   return {"scatter", [=](const at::Tensor& s, const at::Tensor& out) {
             NPU_RUN(aclnnScatter, s, d, index, src, code, out);
-          }};
+          },
+          index.numel() == 0};
 }
 
 Scatter scatter_value(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Scalar& value,
@@ -156,7 +207,8 @@ Scatter scatter_value(const at::Tensor& self, int64_t dim, const at::Tensor& ind
   const int64_t code = scatter_code(reduce);
   return {"scatter", [=](const at::Tensor& s, const at::Tensor& out) {
             NPU_RUN(aclnnScatterValue, s, d, index, value, code, out);
-          }};
+          },
+          index.numel() == 0};
 }
 
 Scatter scatter_add_op(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src) {
@@ -164,7 +216,8 @@ Scatter scatter_add_op(const at::Tensor& self, int64_t dim, const at::Tensor& in
   const int64_t d = at::maybe_wrap_dim(dim, self.dim());
   return {"scatter_add", [=](const at::Tensor& s, const at::Tensor& out) {
             NPU_RUN(aclnnScatterAdd, s, d, index, src, out);
-          }};
+          },
+          index.numel() == 0};
 }
 
 Scatter scatter_reduce_op(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
@@ -176,7 +229,8 @@ Scatter scatter_reduce_op(const at::Tensor& self, int64_t dim, const at::Tensor&
                               reduce, " is not implemented for ", self.scalar_type());
   return {"scatter_reduce", [=](const at::Tensor& s, const at::Tensor& out) {
             NPU_RUN(aclnnScatterReduce, s, d, index, src, code, include_self, out);
-          }};
+          },
+          index.numel() == 0};
 }
 
 using Str = c10::string_view;

@@ -9,6 +9,7 @@
 
 #include <ATen/Dispatch.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/core/DistributionsHelper.h>
 #include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>
@@ -43,8 +44,21 @@ void check_floating(const at::Tensor& self, const char* op) {
   TORCH_CHECK(at::isFloatingType(self.scalar_type()), op, " expects a floating point tensor, got ", self.scalar_type());
 }
 
+// uniform_ and normal_ draw floating values: an integer or bool self is a
+// dtype the op lacks (PyTorch's NotImplementedError), not a bad value.
+void check_floating_or_complex(const at::Tensor& self, const char* op) {
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()) || self.is_complex(), op,
+                              " is not implemented for ", self.scalar_type(), " tensors (use a floating point dtype)");
+}
+
 at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at::Generator> generator) {
-  check_floating(self, "uniform_");
+  check_floating_or_complex(self, "uniform_");
+  at::assert_no_internal_overlap(self);  // an expanded self cannot take independent draws (CPU refuses too)
+  if (self.is_complex()) {  // PyTorch: real and imaginary parts each uniform in [from, to)
+    at::Tensor parts = at::view_as_real(self);
+    uniform_(parts, from, to, generator);
+    return self;
+  }
   TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
   TORCH_CHECK(std::isfinite(to - from), "uniform_ expects a finite range, but found [", from, ", ", to, ")");
   if (self.numel() == 0) return self;
@@ -55,8 +69,14 @@ at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at:
 }
 
 at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at::Generator> generator) {
-  check_floating(self, "normal_");
+  check_floating_or_complex(self, "normal_");
+  at::assert_no_internal_overlap(self);
   TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  if (self.is_complex()) {  // PyTorch: each part normal with std / sqrt(2), so |z| has variance std^2
+    at::Tensor parts = at::view_as_real(self);
+    normal_(parts, mean, std / std::sqrt(2.0), generator);
+    return self;
+  }
   if (self.numel() == 0) return self;
   const c10::DeviceGuard guard(self.device());
   const auto rng = reserve(generator, self.device(), self.numel());
@@ -121,8 +141,17 @@ int64_t random_max(at::ScalarType type) {
 }
 
 at::Tensor& random_range(at::Tensor& self, int64_t from, int64_t to, std::optional<at::Generator> generator) {
-  TORCH_CHECK(!self.is_complex(), "random_ does not support complex tensors");
+  TORCH_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "random_ is not implemented for ", self.scalar_type(), " tensors");
   TORCH_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+  at::assert_no_internal_overlap(self);
+  if (!at::isFloatingType(self.scalar_type())) {
+    // Integer and bool results must be able to hold every value drawn.
+    const int64_t lowest = self.scalar_type() == at::kBool || !at::isSignedType(self.scalar_type())
+                               ? 0
+                               : -random_max(self.scalar_type()) - 1;
+    TORCH_CHECK(from >= lowest, "from is out of bounds for ", self.dtype().name());
+    TORCH_CHECK(to - 1 <= random_max(self.scalar_type()), "to - 1 is out of bounds for ", self.dtype().name());
+  }
   if (self.numel() == 0) return self;
   const c10::DeviceGuard guard(self.device());
   const auto rng = reserve(generator, self.device(), self.numel());
@@ -150,8 +179,8 @@ at::Tensor& random_to(at::Tensor& self, int64_t to, std::optional<at::Generator>
 
 at::Tensor& randperm_out(int64_t n, std::optional<at::Generator> generator, at::Tensor& out) {
   TORCH_CHECK(n >= 0, "n must be non-negative, got", n);
-  TORCH_CHECK(!out.is_complex() && out.scalar_type() != at::kBool, "randperm is not implemented for ",
-              out.scalar_type());
+  TORCH_CHECK_NOT_IMPLEMENTED(!out.is_complex() && out.scalar_type() != at::kBool, "randperm is not implemented for ",
+                              out.scalar_type());
   TORCH_CHECK(n == 0 || n - 1 <= random_max(out.scalar_type()), "n is too large for result tensor type: '",
               out.toString(), "'");
   at::native::resize_output(out, {n});
@@ -165,6 +194,7 @@ at::Tensor& randperm_out(int64_t n, std::optional<at::Generator> generator, at::
 at::Tensor& bernoulli_scalar_(at::Tensor& self, double p, std::optional<at::Generator> generator) {
   TORCH_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   TORCH_CHECK(!self.is_complex(), "bernoulli_ does not support complex tensors");
+  at::assert_no_internal_overlap(self);
   if (self.numel() == 0) return self;
   const c10::DeviceGuard guard(self.device());
   const auto rng = reserve(generator, self.device(), self.numel());
@@ -177,6 +207,7 @@ at::Tensor& bernoulli_tensor_(at::Tensor& self, const at::Tensor& p, std::option
   TORCH_CHECK(!self.is_complex() && !p.is_complex(), "bernoulli_ does not support complex tensors");
   TORCH_CHECK(at::is_expandable_to(p.sizes(), self.sizes()), "bernoulli_: p of shape ", p.sizes(),
               " cannot be broadcast to self's shape ", self.sizes());
+  at::assert_no_internal_overlap(self);
   if (self.numel() == 0) return self;
   const c10::DeviceGuard guard(self.device());
   const at::Tensor probs = p.device() == self.device() ? p : p.to(self.device());
@@ -192,6 +223,7 @@ at::Tensor& bernoulli_out(const at::Tensor& self, std::optional<at::Generator> g
 
 at::Tensor& exponential_(at::Tensor& self, double lambd, std::optional<at::Generator> generator) {
   check_floating(self, "exponential_");
+  at::assert_no_internal_overlap(self);
   TORCH_CHECK(lambd > 0.0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
   if (self.numel() == 0) return self;
   const c10::DeviceGuard guard(self.device());

@@ -1,5 +1,6 @@
 // arange, linspace and eye on npu (aclnnArange, aclnnLinspace, aclnnEye).
 // Their functional forms are PyTorch's composites: empty + these out= forms.
+#include <ATen/MemoryOverlap.h>
 #include <torch/library.h>
 
 #include "dispatch/fallback/cpu_fallback.h"
@@ -30,10 +31,19 @@ Tensor& fill_range(Tensor& out, at::IntArrayRef shape, Launch launch) {
   return out;
 }
 
+// arange and linspace refuse an out whose elements share memory, as CPU (eye
+// does not: CPU fills an expanded eye out).
+void check_range_out(Tensor& out, at::IntArrayRef shape) {
+  TORCH_CHECK(out.is_privateuseone(), "out= must be an npu tensor, got one on ", out.device());
+  if (out.sizes() != shape) out.resize_(shape);
+  at::assert_no_internal_overlap(out);
+}
+
 Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
   const at::ScalarType dtype = out.scalar_type();
   // PyTorch's own length rule and argument checks, run on the meta device.
   const Tensor shape_only = at::arange(start, end, step, at::TensorOptions().dtype(dtype).device(at::kMeta));
+  check_range_out(out, shape_only.sizes());
   if (!at::isIntegralType(dtype, /*includeBool=*/false)) {
     return fill_range(out, shape_only.sizes(), [&](const Tensor& o) { NPU_RUN(aclnnArange, start, end, step, o); });
   }
@@ -54,6 +64,7 @@ Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, Tens
     run_fallback("linspace.out", start, end, steps, out);
     return out;
   }
+  check_range_out(out, {steps});
   return fill_range(out, {steps}, [&](const Tensor& o) { NPU_RUN(aclnnLinspace, start, end, steps, o); });
 }
 

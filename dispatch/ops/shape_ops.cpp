@@ -1,9 +1,12 @@
 // Shape-and-copy ops on npu: cat, stack, flip, roll, repeat, tril, triu,
 // each one aclnn entry (include/acl/aclnn_shape.h).
+#include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/WrapDimUtilsMulti.h>
+#include <ATen/native/Resize.h>
 #include <torch/library.h>
 
+#include "dispatch/ops/factory.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/ops/reduce_op.h"
 
@@ -23,17 +26,32 @@ at::ScalarType promoted(const std::vector<at::Tensor>& tensors) {
 bool skipped_by_cat(const at::Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
 
 struct CatPlan {
+  std::vector<at::Tensor> all;     // every input, legacy empties included
   std::vector<at::Tensor> inputs;  // the ones that take part
   std::vector<int64_t> shape;
   int64_t dim = 0;
   at::ScalarType dtype;
+  // PyTorch's rule: the layout every input suggests (channels_last for
+  // channels_last inputs), contiguous as soon as one input suggests another.
+  at::MemoryFormat memory_format = at::MemoryFormat::Contiguous;
 };
+
+at::MemoryFormat common_memory_format(const std::vector<at::Tensor>& tensors) {
+  std::optional<at::MemoryFormat> common;
+  for (const at::Tensor& t : tensors) {
+    const at::MemoryFormat f = t.suggest_memory_format();
+    if (f == at::MemoryFormat::Contiguous || (common && *common != f)) return at::MemoryFormat::Contiguous;
+    common = f;
+  }
+  return common.value_or(at::MemoryFormat::Contiguous);
+}
 
 CatPlan plan_cat(const at::ITensorListRef& list, int64_t dim) {
   std::vector<at::Tensor> all(list.begin(), list.end());
   TORCH_CHECK(!all.empty(), "torch.cat(): expected a non-empty list of Tensors");
   CatPlan plan;
   plan.dtype = promoted(all);
+  plan.memory_format = common_memory_format(all);
   for (size_t i = 0; i < all.size(); ++i) {
     check_npu("cat", "tensors", all[i]);
     TORCH_CHECK(all[i].dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
@@ -65,6 +83,7 @@ CatPlan plan_cat(const at::ITensorListRef& list, int64_t dim) {
     plan.shape[plan.dim] += t.size(plan.dim);
     plan.inputs.push_back(t);
   }
+  plan.all = std::move(all);
   return plan;
 }
 
@@ -76,14 +95,22 @@ at::Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, at::Tensor& 
   const CatPlan plan = plan_cat(tensors, dim);
   TORCH_CHECK(at::canCast(plan.dtype, out.scalar_type()), "torch.cat(): input types can't be cast to the desired "
               "output type ", out.scalar_type());
+  check_npu("cat", "out", out);
+  // An out that had to be resized takes the inputs' layout; one of the right
+  // shape keeps its own strides (PyTorch's out= rule).
+  if (at::native::resize_output(out, plan.shape)) out.unsafeGetTensorImpl()->empty_tensor_restride(plan.memory_format);
+  at::assert_no_internal_overlap(out);
+  for (const at::Tensor& t : plan.all) at::assert_no_overlap(out, t);
   write_out(out, plan.shape, plan.dtype, [&](const at::Tensor& o) { cat_launch(plan, o); });
   return out;
 }
 
 at::Tensor cat(const at::ITensorListRef& tensors, int64_t dim) {
   const CatPlan plan = plan_cat(tensors, dim);
-  return new_result(plan.inputs.empty() ? *tensors.begin() : plan.inputs.front(), plan.shape, plan.dtype,
-                    [&](const at::Tensor& o) { cat_launch(plan, o); });
+  const at::Tensor& like = plan.inputs.empty() ? *tensors.begin() : plan.inputs.front();
+  at::Tensor out = empty_npu(plan.shape, plan.dtype, like.device(), plan.memory_format);
+  if (out.numel() > 0) cat_launch(plan, out);
+  return out;
 }
 
 struct StackPlan {
@@ -110,13 +137,34 @@ void stack_launch(const StackPlan& plan, const at::Tensor& out) {
   NPU_RUN(aclnnStack, at::ITensorListRef(plan.inputs), plan.dim, out);
 }
 
+// PyTorch stacks along an existing dim as a cat along it, viewed with that
+// dim split (so channels_last inputs give a channels_last-like result), and
+// along the new last dim as a cat of the inputs unsqueezed there.
+at::Tensor empty_stack_result(const StackPlan& plan) {
+  const at::Tensor& first = plan.inputs.front();
+  if (plan.dim < first.dim()) {
+    std::vector<int64_t> cat_shape = first.sizes().vec();
+    cat_shape[plan.dim] *= static_cast<int64_t>(plan.inputs.size());
+    return empty_npu(cat_shape, plan.dtype, first.device(), common_memory_format(plan.inputs)).view(plan.shape);
+  }
+  std::vector<at::Tensor> unsqueezed;
+  for (const at::Tensor& t : plan.inputs) unsqueezed.push_back(t.unsqueeze(plan.dim));
+  return empty_npu(plan.shape, plan.dtype, first.device(), common_memory_format(unsqueezed));
+}
+
 at::Tensor stack(at::TensorList tensors, int64_t dim) {
   const StackPlan plan = plan_stack(tensors, dim);
-  return new_result(tensors[0], plan.shape, plan.dtype, [&](const at::Tensor& o) { stack_launch(plan, o); });
+  at::Tensor out = empty_stack_result(plan);
+  if (out.numel() > 0) stack_launch(plan, out);
+  return out;
 }
 
 at::Tensor& stack_out(at::TensorList tensors, int64_t dim, at::Tensor& out) {
   const StackPlan plan = plan_stack(tensors, dim);
+  check_npu("stack", "out", out);
+  at::native::resize_output(out, plan.shape);
+  at::assert_no_internal_overlap(out);
+  for (const at::Tensor& t : tensors) at::assert_no_overlap(out, t);
   write_out(out, plan.shape, plan.dtype, [&](const at::Tensor& o) { stack_launch(plan, o); });
   return out;
 }
@@ -131,9 +179,10 @@ at::Tensor flip(const at::Tensor& self, at::IntArrayRef dims) {
   at::dim_list_to_bitset(dims, self.dim());  // range and repetition errors, PyTorch's words
   std::vector<int64_t> wrapped;
   for (const int64_t d : dims) wrapped.push_back(at::maybe_wrap_dim(d, self.dim()));
-  return new_result(self, self.sizes(), self.scalar_type(), [&](const at::Tensor& out) {
-    NPU_RUN(aclnnFlip, as_1d(self), at::IntArrayRef(wrapped), as_1d(out));
-  });
+  // CPU's layout: self's strides when dense, else the layout self suggests.
+  const at::Tensor out = at::empty_like(self, {}, at::MemoryFormat::Preserve);
+  if (out.numel() > 0) NPU_RUN(aclnnFlip, as_1d(self), at::IntArrayRef(wrapped), as_1d(out));
+  return out;
 }
 
 at::Tensor roll(const at::Tensor& self, at::IntArrayRef shifts, at::IntArrayRef dims) {
@@ -143,9 +192,12 @@ at::Tensor roll(const at::Tensor& self, at::IntArrayRef shifts, at::IntArrayRef 
               "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", dims.size());
   std::vector<int64_t> wrapped;
   for (const int64_t d : dims) wrapped.push_back(at::maybe_wrap_dim(d, self.dim()));
-  return new_result(self, self.sizes(), self.scalar_type(), [&](const at::Tensor& out) {
-    NPU_RUN(aclnnRoll, as_1d(self), shifts, at::IntArrayRef(wrapped), as_1d(out));
-  });
+  // CPU's layout: the memory format self suggests (channels_last stays so);
+  // without dims, the roll of the flattened tensor, contiguous.
+  const at::Tensor out =
+      at::empty_like(self, {}, dims.empty() ? at::MemoryFormat::Contiguous : self.suggest_memory_format());
+  if (out.numel() > 0) NPU_RUN(aclnnRoll, as_1d(self), shifts, at::IntArrayRef(wrapped), as_1d(out));
+  return out;
 }
 
 at::Tensor repeat(const at::Tensor& self, at::IntArrayRef repeats) {
@@ -195,6 +247,10 @@ at::Tensor triangle(Triangle which, const at::Tensor& self, int64_t diagonal) {
 
 at::Tensor& triangle_out(Triangle which, const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
   check_triangle(which, self);
+  check_npu(triangle_name(which), "out", out);
+  // PyTorch refuses (rather than casts into) an out of another dtype.
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ", self.dtype(),
+              ", but got ", out.dtype(), " instead");
   if (out.is_same(self)) {  // the entry allows out == self
     if (self.numel() > 0) triangle_launch(which, self, diagonal, self);
     return out;

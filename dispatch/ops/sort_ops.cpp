@@ -1,6 +1,8 @@
 // The sort family on npu: sort (always stable; descending), and topk. argsort
 // is PyTorch's composite over sort.stable.
+#include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
+#include <ATen/native/Resize.h>
 #include <torch/library.h>
 
 #include "dispatch/ops/op_runner.h"
@@ -28,13 +30,33 @@ void write_pair(const char* name, const at::Tensor& self, at::IntArrayRef shape,
               values.scalar_type(), " and ", self.scalar_type());
   TORCH_CHECK(indices.scalar_type() == at::kLong, name, "(): indices must be int64, got ", indices.scalar_type());
   write_out(indices, shape, at::kLong, [](const at::Tensor&) {});
+  at::native::resize_output(values, shape);
+  // Outputs whose elements share memory cannot take results (CPU refuses).
+  at::assert_no_internal_overlap(values);
+  at::assert_no_internal_overlap(indices);
   write_out(values, shape, self.scalar_type(), [&](const at::Tensor& v) { launch(v, indices); });
+}
+
+// CPU's sort lays values and indices out like self (empty_like with
+// preserve_format): self's strides when dense, else the layout self suggests.
+// A result or out= that has to be (re)sized takes that layout.
+void resize_like_self(const at::Tensor& self, const at::Tensor& out) {
+  if (!at::native::resize_output(out, self.sizes())) return;
+  const at::Tensor layout = self.is_non_overlapping_and_dense()
+                                ? self
+                                : at::empty(self.sizes(), self.options().device(at::kMeta).memory_format(
+                                                              self.suggest_memory_format()));
+  out.unsafeGetTensorImpl()->set_sizes_and_strides(self.sizes(), layout.strides());
 }
 
 PairRef sort_out(const at::Tensor& self, std::optional<bool> /*stable: every npu sort is*/, int64_t dim,
                  bool descending, at::Tensor& values, at::Tensor& indices) {
   check_sortable("sort", self);
   const int64_t d = at::maybe_wrap_dim(dim, self.dim());
+  check_npu("sort", "values", values);
+  check_npu("sort", "indices", indices);
+  resize_like_self(self, values);
+  resize_like_self(self, indices);
   write_pair("sort", self, self.sizes(), values, indices, [&](const at::Tensor& v, const at::Tensor& i) {
     NPU_RUN(aclnnSort, as_1d(self), true, d, descending, as_1d(v), as_1d(i));
   });

@@ -834,3 +834,29 @@ TEST_CASE("aclnn ternary and factory entries", "[pointwise]") {
   CHECK(aclnnEyeGetWorkspaceSize(3, 3, e.get(), &ws, &ex) == ACLNN_ERR_PARAM_INVALID);
   for (aclScalar* s : {hi, start, end, step}) aclDestroyScalar(s);
 }
+
+// An output dtype the range kernels do not fill is an argument error: it must
+// fail ...GetWorkspaceSize (so the call that passed it raises), not the task
+// on the stream (which would fail a later, unrelated synchronize).
+TEST_CASE("range entries refuse unsupported output dtypes before launching", "[pointwise][validation]") {
+  REQUIRE(aclrtSetDevice(0) == ACL_SUCCESS);
+  aclScalar* start = make_scalar<int64_t>(0, ACL_INT64);
+  aclScalar* end = make_scalar<int64_t>(4, ACL_INT64);
+  aclScalar* step = make_scalar<int64_t>(1, ACL_INT64);
+  DevTensor c({4}, ACL_COMPLEX64, 8), b({4}, ACL_BOOL, 1), ok({4}, ACL_INT32, 4);
+  uint64_t ws = 0;
+  for (const auto& [out, name] : {std::pair{c.get(), "complex64"}, std::pair{b.get(), "bool"}}) {
+    aclOpExecutor* ex = nullptr;
+    CHECK(aclnnArangeGetWorkspaceSize(start, end, step, out, &ws, &ex) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(ex == nullptr);
+    CHECK(recent_error().find(std::string("arange: unsupported dtype ") + name) != std::string::npos);
+    CHECK(aclnnLinspaceGetWorkspaceSize(start, end, 4, out, &ws, &ex) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(ex == nullptr);
+    CHECK(recent_error().find(std::string("linspace: unsupported dtype ") + name) != std::string::npos);
+  }
+  // Nothing was queued: the stream runs the next op and synchronizes cleanly.
+  REQUIRE(RUN_ACLNN(aclnnArange, start, end, step, ok.get()) == ACL_SUCCESS);
+  REQUIRE(aclrtSynchronizeDevice() == ACL_SUCCESS);
+  CHECK(ok.download<int32_t>(4) == std::vector<int32_t>{0, 1, 2, 3});
+  for (aclScalar* s : {start, end, step}) aclDestroyScalar(s);
+}

@@ -1,0 +1,101 @@
+// The arguments the CPU fallback hands to CPU kernels.
+//
+// Devices: written arguments must be npu tensors (see the header).
+//
+// Strides: aten::_to_cpu, which PyTorch's cpu_fallback calls on every tensor
+// argument, keeps each npu tensor's strides on the CPU copy. Why: some CPU
+// kernels choose their algorithm from the input's strides, and their backward
+// formulas look at the strides of the (npu) tensor autograd saved.
+// linalg_det, slogdet and logdet factor A^T instead of A when A is
+// contiguous and return that LU; their backward asks A.is_contiguous() again
+// to know which one it got. PyTorch's default _to_cpu (.cpu()) makes a
+// non-dense npu view (a batch sliced with a step) contiguous, so the forward
+// factored A^T while the backward, seeing the non-contiguous npu A, assumed
+// A: the gradient came out transposed. Same strides on both sides, same choice.
+#include "dispatch/fallback/fallback_arguments.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <torch/library.h>
+
+#include "dispatch/fallback/cpu_fallback.h"
+
+namespace npu {
+
+void check_written_arguments_on_npu(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  const auto& schema = op.schema();
+  const size_t count = schema.arguments().size();
+  const auto args = torch::jit::last(stack, count);
+  std::optional<c10::Device> read_device;  // an npu device some read tensor is on
+  for (size_t i = 0; i < count; ++i) {
+    const auto* alias = schema.arguments()[i].alias_info();
+    if ((alias == nullptr || !alias->isWrite()) && args[i].isTensor() && args[i].toTensor().is_privateuseone()) {
+      read_device = args[i].toTensor().device();
+      break;
+    }
+  }
+  if (!read_device) return;
+  for (size_t i = 0; i < count; ++i) {
+    const auto* alias = schema.arguments()[i].alias_info();
+    if (alias == nullptr || !alias->isWrite() || !args[i].isTensor()) continue;
+    const at::Tensor& written = args[i].toTensor();
+    TORCH_CHECK(!written.defined() || written.is_privateuseone(), "Expected all tensors to be on the same device, "
+                "but found at least two devices, ", *read_device, " and ", written.device(), "! (argument '",
+                schema.arguments()[i].name(), "' of ", schema.name(), ", which the op writes)");
+  }
+}
+
+namespace {
+
+// Whether no two elements of `t` share memory, decided from its strides
+// alone: every dim (by increasing stride) steps past the whole extent of the
+// dims below it. Conservative: false also for some layouts that do not
+// overlap, which then go through .cpu() as before.
+bool strides_never_overlap(const at::Tensor& t) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.size(d) > 1) dims.push_back(d);
+  }
+  std::sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return t.stride(a) < t.stride(b); });
+  int64_t extent = 1;  // one past the furthest element the dims so far reach
+  for (const int64_t d : dims) {
+    if (t.stride(d) < extent) return false;
+    extent = t.stride(d) * (t.size(d) - 1) + extent;
+  }
+  return true;
+}
+
+at::Tensor to_cpu_keeping_strides(const at::Tensor& t) {
+  if (!t.defined() || !t.is_privateuseone() || t.is_non_overlapping_and_dense() || t.numel() == 0 ||
+      !strides_never_overlap(t)) {
+    return t.cpu();  // dense views keep their strides through .cpu() already
+  }
+  at::Tensor cpu = at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kCPU));
+  cpu.copy_(t.cpu());
+  return cpu;
+}
+
+std::vector<at::Tensor> to_cpu(at::TensorList tensors) {
+  std::vector<at::Tensor> result;
+  result.reserve(tensors.size());
+  for (const at::Tensor& t : tensors) result.push_back(to_cpu_keeping_strides(t));
+  return result;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_to_cpu", TORCH_FN(to_cpu));
+  // out= ops whose only kernel besides CPU's is a composite: for npu inputs
+  // that composite computes the result on npu and copy_s it into out, on
+  // whatever device out is (a CPU out was filled silently). Through the
+  // fallback they run CPU's kernel, after the written-argument device check.
+  for (const char* op : {"addr.out", "_stack.out"}) {
+    m.impl(op, torch::CppFunction::makeFromBoxedFunction<&npu_cpu_fallback>());
+  }
+}
+
+}  // namespace npu
