@@ -129,8 +129,19 @@ def test_eager_compile_on_npu_and_inductor_on_cpu_still_work():
     assert torch.equal(eager(x.npu()).cpu(), x * 2 + 1)
     torch._dynamo.reset()
     cpu = torch.compile(lambda t: t * 3 - 1, backend="inductor")
-    assert torch.equal(cpu(x), x * 3 - 1)
-    torch._dynamo.reset()
+    try:
+        result = cpu(x)
+    except torch._dynamo.exc.BackendCompilerFailed as e:
+        # Inductor's own C++ code generation fails under some settings (with
+        # ATEN_CPU_CAPABILITY=default it emits at::vec code it then cannot
+        # compile): PyTorch's limitation, not npu-emu's refusal.
+        if not isinstance(e.inner_exception, torch._inductor.exc.CppCompileError):
+            raise
+        assert "not supported on npu" not in str(e)
+        pytest.skip("inductor cannot compile CPU code with this machine's settings")
+    finally:
+        torch._dynamo.reset()
+    assert torch.equal(result, x * 3 - 1)
 
 
 # --- torch.autocast("npu")
