@@ -130,6 +130,32 @@ def test_unexpected_pass_exits_nonzero_and_update_expected_removes_it(tmp_path):
     assert expected_file.load(expected) == {"zeta/float32": "not run, kept"}
 
 
+def test_machine_dependent_entry_accepts_a_pass_and_a_failure(tmp_path):
+    """A `may fail:` entry (a unit whose result depends on the CPU's ISA):
+    failing is an xfail, passing a pass, both exit 0, the reports say so, and
+    --update-expected keeps the entry either way."""
+    expected = tmp_path / "expected.txt"
+    entry = {"mul/float32": "may fail: planted by the test"}
+    expected.write_text("mul/float32: may fail: planted by the test\n")
+    for plant, status, outcome in ((None, "passed", "pass"), ("mul", "failed", "xfail")):
+        out = tmp_path / f"out-{status}"
+        proc = run_cli(["--ops", "mul", "--dtypes", "float32", "--expected", str(expected), "--output-dir", str(out),
+                        "--update-expected"], tmp_path, env={"NPU_EMU_CONFORMANCE_PLANT": plant} if plant else None)
+        assert proc.returncode == 0, proc.stderr
+        report = json.loads((out / "report.json").read_text())
+        assert validate(report) == []
+        [mul] = report["units"]
+        assert (mul["status"], mul["outcome"], mul["may_fail"]) == (status, outcome, True)
+        assert mul["expected_reason"] == entry["mul/float32"]
+        assert f"may fail (machine-dependent), {status} here: mul/float32" in proc.stderr
+        md = (out / "summary.md").read_text()
+        assert "## Machine-dependent units (may fail)" in md and f"| `mul/float32` | {status} |" in md
+        root = ET.parse(out / "junit.xml").getroot()
+        assert (int(root.get("failures")), int(root.get("errors"))) == (0, 0)
+        assert "machine-dependent" in ET.tostring(root, encoding="unicode")
+        assert expected_file.load(expected) == entry
+
+
 def test_acceptance_four_ops_float32(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "npu_emu.cli", "conformance", "--ops", "add,mul,sum,mm",
                            "--dtypes", "float32", "-j", "2"], cwd=tmp_path, capture_output=True, text=True,
@@ -192,8 +218,11 @@ def _unit(key: str, status: str, message: str = "", phase: str = "forward") -> U
 
 
 def test_update_expected_keeps_reasons_and_categorises_new_entries(tmp_path):
-    old = {"a/float32": "known: hand-written reason", "b/float32": "fixed since", "c/int64": "not run"}
+    old = {"a/float32": "known: hand-written reason", "b/float32": "fixed since", "c/int64": "not run",
+           "f/float32": "may fail: passes on some CPUs", "g/float32": "may fail: fails on some CPUs"}
     results = [
+        _unit("f/float32", "passed"),
+        _unit("g/float32", "failed", "Tensor-likes are not close!"),
         _unit("a/float32", "failed", "Tensor-likes are not close!\n\nMismatched elements: 1 / 4"),
         _unit("b/float32", "passed"),
         _unit("d/float16", "errored", "RuntimeError: no kernel for aten::foo\nmore"),
@@ -203,6 +232,8 @@ def test_update_expected_keeps_reasons_and_categorises_new_entries(tmp_path):
     assert new == {
         "a/float32": "known: hand-written reason",
         "c/int64": "not run",
+        "f/float32": "may fail: passes on some CPUs",
+        "g/float32": "may fail: fails on some CPUs",
         "d/float16": "error (forward): RuntimeError: no kernel for aten::foo",
         "e/bfloat16": "mismatch (grad): Tensor-likes are not close!",
     }
@@ -215,6 +246,9 @@ def test_expected_file_rejects_malformed_lines(tmp_path):
     path = tmp_path / "expected.txt"
     path.write_text("add/float32 no colon\n")
     with pytest.raises(ValueError, match=r"expected.txt:1: expected '<op>/<dtype>: <reason>'"):
+        expected_file.load(path)
+    path.write_text("add/float32: may fail:\n")
+    with pytest.raises(ValueError, match=r"expected.txt:1: add/float32: 'may fail:' needs a reason"):
         expected_file.load(path)
 
 
