@@ -336,14 +336,17 @@ HANGING_TEST_FILE = textwrap.dedent("""
 
 def test_upstream_reports_collection_errors_and_keeps_results_of_a_timed_out_file(tmp_path):
     """A file that fails to import is one errored unit naming the ImportError; a
-    file killed at --file-timeout still reports the tests it finished."""
+    file interrupted at --file-timeout still reports the tests it finished.
+    The timeout counts from the end of collection, so however long a loaded
+    machine takes to import torch and collect, the fast test has the whole
+    budget; the hanging test keeps the file running until the timeout fires."""
     src = tmp_path / "pytorch"
     (src / "test").mkdir(parents=True)
     (src / "test" / "test_broken.py").write_text(BROKEN_TEST_FILE)
     (src / "test" / "test_slow.py").write_text(HANGING_TEST_FILE)
     proc = run_cli(["upstream", "--pytorch-src", str(src), "--files", "test_broken.py", "test_slow.py",
-                    "-j", "2", "--file-timeout", "40", "--output-dir", str(tmp_path / "out")], tmp_path,
-                   timeout=300)
+                    "-j", "2", "--file-timeout", "20", "--output-dir", str(tmp_path / "out")], tmp_path,
+                   timeout=600)
     assert proc.returncode == 1, proc.stderr
     units = units_by_key(tmp_path / "out")
     broken = units["test_broken.py::(collection)"]
@@ -351,7 +354,22 @@ def test_upstream_reports_collection_errors_and_keeps_results_of_a_timed_out_fil
     assert "ImportError" in broken["first_failure"]["message"] and "no_such_name" in broken["first_failure"]["message"]
     assert units["test_slow.py::TestSlowPRIVATEUSE1::test_a_fast_npu"]["outcome"] == "pass"
     timeout = units["test_slow.py"]
-    assert timeout["status"] == "errored" and "--file-timeout 40 s" in timeout["first_failure"]["message"]
+    assert timeout["status"] == "errored" and "--file-timeout 20 s" in timeout["first_failure"]["message"]
+    # The interrupted test is not a unit (pytest leaves a nameless placeholder for it).
+    assert set(units) == {"test_broken.py::(collection)", "test_slow.py",
+                          "test_slow.py::TestSlowPRIVATEUSE1::test_a_fast_npu"}
+
+
+def test_upstream_interrupts_a_collection_that_hangs(tmp_path):
+    src = tmp_path / "pytorch"
+    (src / "test").mkdir(parents=True)
+    (src / "test" / "test_import_hangs.py").write_text("import threading\n\nthreading.Event().wait()\n")
+    proc = run_cli(["upstream", "--pytorch-src", str(src), "--files", "test_import_hangs.py",
+                    "--collect-timeout", "10", "--file-timeout", "600", "--output-dir", str(tmp_path / "out")],
+                   tmp_path, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    unit = units_by_key(tmp_path / "out")["test_import_hangs.py"]
+    assert unit["status"] == "errored" and "--collect-timeout 10 s" in unit["first_failure"]["message"]
 
 
 def test_upstream_failure_message_drops_the_repro_hint(tmp_path):

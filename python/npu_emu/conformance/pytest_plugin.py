@@ -6,7 +6,9 @@ torch.testing._internal.common_device_type, whose import-time list of device
 test bases then includes PrivateUse1TestBase (it checks that the PrivateUse1
 backend has a registered device module); PYTORCH_TESTING_DEVICE_ONLY_FOR,
 set by the runner, leaves only that base. It also marks the tests the
-project's skip list names as skipped, with the list's reason."""
+project's skip list names as skipped, with the list's reason, and tells the
+runner when collection is done (a byte on the pipe COLLECTED_FD_ENV names),
+from when the runner's --file-timeout counts."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import npu_emu  # noqa: F401  (activates the npu backend)
 
 SKIPS_ENV = "NPU_EMU_CONFORMANCE_SKIPS"
 TEST_DIR_ENV = "NPU_EMU_CONFORMANCE_TEST_DIR"
+COLLECTED_FD_ENV = "NPU_EMU_CONFORMANCE_COLLECTED_FD"
 
 
 def load_skips(path: Path) -> list[tuple[str, str]]:
@@ -61,3 +64,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if fnmatch.fnmatchcase(tid, pattern):
                 item.add_marker(pytest.mark.skip(reason=f"npu-emu skip list: {reason}"))
                 break
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Popped, so that no process this one starts writes to a descriptor
+    # number that is something else there.
+    fd = os.environ.pop(COLLECTED_FD_ENV, None)
+    if fd is not None:
+        os.write(int(fd), b"c")
+        os.close(int(fd))
