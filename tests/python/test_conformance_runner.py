@@ -337,9 +337,10 @@ HANGING_TEST_FILE = textwrap.dedent("""
 def test_upstream_reports_collection_errors_and_keeps_results_of_a_timed_out_file(tmp_path):
     """A file that fails to import is one errored unit naming the ImportError; a
     file interrupted at --file-timeout still reports the tests it finished.
-    The timeout counts from the end of collection, so however long a loaded
-    machine takes to import torch and collect, the fast test has the whole
-    budget; the hanging test keeps the file running until the timeout fires."""
+    The timeout counts from the end of collection to the written report, so
+    however long a loaded machine takes to import torch, collect or exit, the
+    fast test has the whole budget and the broken file is never "timed out";
+    the hanging test keeps its file running until the timeout fires."""
     src = tmp_path / "pytorch"
     (src / "test").mkdir(parents=True)
     (src / "test" / "test_broken.py").write_text(BROKEN_TEST_FILE)

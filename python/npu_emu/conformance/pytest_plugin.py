@@ -7,8 +7,9 @@ test bases then includes PrivateUse1TestBase (it checks that the PrivateUse1
 backend has a registered device module); PYTORCH_TESTING_DEVICE_ONLY_FOR,
 set by the runner, leaves only that base. It also marks the tests the
 project's skip list names as skipped, with the list's reason, and tells the
-runner when collection is done (a byte on the pipe COLLECTED_FD_ENV names),
-from when the runner's --file-timeout counts."""
+runner when collection is done and when the reports are written (a byte on
+the pipe PROGRESS_FD_ENV names): the runner's --file-timeout counts between
+the two."""
 
 from __future__ import annotations
 
@@ -22,7 +23,10 @@ import npu_emu  # noqa: F401  (activates the npu backend)
 
 SKIPS_ENV = "NPU_EMU_CONFORMANCE_SKIPS"
 TEST_DIR_ENV = "NPU_EMU_CONFORMANCE_TEST_DIR"
-COLLECTED_FD_ENV = "NPU_EMU_CONFORMANCE_COLLECTED_FD"
+# The runner's pipe: this plugin writes COLLECTED when collection is done and
+# FINISHED when the session's reports are written.
+PROGRESS_FD_ENV = "NPU_EMU_CONFORMANCE_PROGRESS_FD"
+COLLECTED, FINISHED = b"c", b"f"
 
 
 def load_skips(path: Path) -> list[tuple[str, str]]:
@@ -66,10 +70,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 break
 
 
+# Popped at import, so that no process this one starts writes to a
+# descriptor number that is something else there.
+_progress_fd = os.environ.pop(PROGRESS_FD_ENV, None)
+
+
+def _progress(marker: bytes) -> None:
+    if _progress_fd is not None:
+        try:
+            os.write(int(_progress_fd), marker)
+        except OSError:  # the runner is gone (interrupted itself): nobody to tell
+            pass
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
-    # Popped, so that no process this one starts writes to a descriptor
-    # number that is something else there.
-    fd = os.environ.pop(COLLECTED_FD_ENV, None)
-    if fd is not None:
-        os.write(int(fd), b"c")
-        os.close(int(fd))
+    _progress(COLLECTED)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    # After every pytest_sessionfinish, so the junit report is written.
+    _progress(FINISHED)

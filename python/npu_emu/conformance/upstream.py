@@ -11,11 +11,11 @@ runs files in parallel) with:
 - --junitxml, which is then read back into unit results (one per test; the
   dtype is parsed from the test name's suffix).
 
---file-timeout bounds the time a file's tests run, counted from the end of
-its collection (the plugin reports it through a pipe), so a slow import on a
-loaded machine does not eat the budget of the tests; collection has its own
-bound, --collect-timeout. At either, pytest gets SIGINT and still writes the
-report of the tests it finished."""
+--file-timeout bounds the time a file's tests run, from the end of its
+collection to the written report (the plugin reports both through a pipe),
+so neither a slow import nor a slow exit on a loaded machine eats the budget
+of the tests; collection has its own bound, --collect-timeout. At either,
+pytest gets SIGINT and still writes the report of the tests it finished."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from typing import Sequence
 
 import torch
 
-from npu_emu.conformance.pytest_plugin import COLLECTED_FD_ENV, SKIPS_ENV, TEST_DIR_ENV
+from npu_emu.conformance.pytest_plugin import COLLECTED, FINISHED, PROGRESS_FD_ENV, SKIPS_ENV, TEST_DIR_ENV
 from npu_emu.conformance.results import FirstFailure, UnitResult
 
 DEFAULT_FILES = ("test_ops.py", "test_torch.py", "test_nn.py", "test_autograd.py", "test_binary_ufuncs.py",
@@ -150,16 +150,18 @@ def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: 
     env.pop("NPU", None)  # the plugin activates the emulator itself
     if junit.exists():
         junit.unlink()
-    collected_r, collected_w = os.pipe()
-    env[COLLECTED_FD_ENV] = str(collected_w)
+    progress_r, progress_w = os.pipe()
+    env[PROGRESS_FD_ENV] = str(progress_w)
     with open(log, "w") as log_file:
         try:
             proc = subprocess.Popen(command, cwd=test_dir, env=env, stdout=log_file, stderr=subprocess.STDOUT,
-                                    pass_fds=(collected_w,))
+                                    pass_fds=(progress_w,))
         finally:
-            os.close(collected_w)
-        with os.fdopen(collected_r, "rb") as collected:
-            timed_out = _wait(proc, collected, args.collect_timeout, args.file_timeout)
+            os.close(progress_w)
+        try:
+            timed_out = _wait(proc, progress_r, args.collect_timeout, args.file_timeout)
+        finally:
+            os.close(progress_r)
     if not junit.exists():  # crashed, or killed before pytest wrote its report
         reason = f"interrupted at {timed_out}" if timed_out else f"exit code {proc.returncode} (crash?)"
         return [_file_error(file, f"pytest produced no report ({reason}); see {log}")]
@@ -170,20 +172,32 @@ def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: 
     return results
 
 
-def _wait(proc: subprocess.Popen, collected, collect_timeout: float | None, file_timeout: float | None) -> str:
-    """Waits for pytest: collection within collect_timeout (the plugin writes
-    to `collected` when it is done; the pipe also wakes us, at EOF, if pytest
-    exits first), then its tests within file_timeout. Returns "" if pytest
-    exited by itself, else which limit interrupted it."""
-    ready, _, _ = select.select([collected], [], [], collect_timeout)
-    if not ready:
-        _interrupt(proc)
-        return f"--collect-timeout {collect_timeout:g} s (collection did not finish)"
-    try:
-        proc.wait(timeout=file_timeout)
+def _wait(proc: subprocess.Popen, progress: int, collect_timeout: float | None, file_timeout: float | None) -> str:
+    """Waits for pytest, following the plugin's progress bytes: collection
+    within collect_timeout, then the tests (until the report is written)
+    within file_timeout; the exit that follows is not timed against them.
+    End of file on the pipe means pytest exited. Returns "" if pytest finished
+    by itself, else which limit interrupted it."""
+    seen = b""
+    for marker, limit, name in ((COLLECTED, collect_timeout, "--collect-timeout"), (FINISHED, file_timeout,
+                                                                                   "--file-timeout")):
+        deadline = None if limit is None else time.monotonic() + limit
+        while marker not in seen and FINISHED not in seen:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([progress], [], [], left)
+            if not ready:
+                _interrupt(proc)
+                return f"{name} {limit:g} s" + (" (collection did not finish)" if marker == COLLECTED else "")
+            chunk = os.read(progress, 16)
+            if not chunk:  # pytest exited
+                proc.wait()
+                return ""
+            seen += chunk
+    try:  # the report is written; an exit that hangs must not hang the run
+        proc.wait(timeout=_INTERRUPT_GRACE_S)
     except subprocess.TimeoutExpired:
-        _interrupt(proc)
-        return f"--file-timeout {file_timeout:g} s"
+        proc.kill()
+        proc.wait()
     return ""
 
 
