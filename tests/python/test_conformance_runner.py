@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -24,12 +25,15 @@ from npu_emu.conformance.results import FirstFailure, UnitResult
 
 
 def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None,
-            timeout: float = 600) -> subprocess.CompletedProcess:
+            timeout: float = 600, ignore_sigint: bool = False) -> subprocess.CompletedProcess:
+    """ignore_sigint: start the CLI with SIGINT ignored, as a background job of
+    a non-interactive shell (a CI script's `cmd &`) is."""
     full_env = {k: v for k, v in os.environ.items()
                 if k not in ("NPU", "NPU_EMU_CONFORMANCE_PLANT", "NPU_EMU_CONFORMANCE_HANG")}
     full_env.update(env or {})
+    preexec = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None
     return subprocess.run([sys.executable, "-m", "npu_emu.conformance", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, preexec_fn=preexec)
 
 
 def units_by_key(out: Path) -> dict[str, dict]:
@@ -340,14 +344,16 @@ def test_upstream_reports_collection_errors_and_keeps_results_of_a_timed_out_fil
     The timeout counts from the end of collection to the written report, so
     however long a loaded machine takes to import torch, collect or exit, the
     fast test has the whole budget and the broken file is never "timed out";
-    the hanging test keeps its file running until the timeout fires."""
+    the hanging test keeps its file running until the timeout fires. Started
+    with SIGINT ignored (as from a script's background job), pytest must still
+    be interruptible."""
     src = tmp_path / "pytorch"
     (src / "test").mkdir(parents=True)
     (src / "test" / "test_broken.py").write_text(BROKEN_TEST_FILE)
     (src / "test" / "test_slow.py").write_text(HANGING_TEST_FILE)
     proc = run_cli(["upstream", "--pytorch-src", str(src), "--files", "test_broken.py", "test_slow.py",
                     "-j", "2", "--file-timeout", "20", "--output-dir", str(tmp_path / "out")], tmp_path,
-                   timeout=600)
+                   timeout=600, ignore_sigint=True)
     assert proc.returncode == 1, proc.stderr
     units = units_by_key(tmp_path / "out")
     broken = units["test_broken.py::(collection)"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # Popped at import, so that no process this one starts writes to a
 # descriptor number that is something else there.
 _progress_fd = os.environ.pop(PROGRESS_FD_ENV, None)
+
+if _progress_fd is not None:
+    # The runner interrupts pytest with SIGINT at its timeouts. A process
+    # started with SIGINT ignored (any background job of a non-interactive
+    # shell, and what it starts, inherits that) would never see it, and
+    # Python installs its KeyboardInterrupt handler only where SIGINT is not
+    # ignored: install it here.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _progress(marker: bytes) -> None:
