@@ -76,6 +76,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 _progress_fd = os.environ.pop(PROGRESS_FD_ENV, None)
 
 if _progress_fd is not None:
+    # Nor do they inherit it: the runner takes end of file as pytest's exit.
+    os.set_inheritable(int(_progress_fd), False)
     # The runner interrupts pytest with SIGINT at its timeouts. A process
     # started with SIGINT ignored (any background job of a non-interactive
     # shell, and what it starts, inherits that) would never see it, and
