@@ -9,12 +9,19 @@ runs files in parallel) with:
 - the plugin npu_emu.conformance.pytest_plugin: activates the backend before
   the test module is imported and applies the skip list;
 - --junitxml, which is then read back into unit results (one per test; the
-  dtype is parsed from the test name's suffix)."""
+  dtype is parsed from the test name's suffix).
+
+--file-timeout bounds the time a file's tests run, from the end of its
+collection to the written report (the plugin reports both through a pipe),
+so neither a slow import nor a slow exit on a loaded machine eats the budget
+of the tests; collection has its own bound, --collect-timeout. At either,
+pytest gets SIGINT and still writes the report of the tests it finished."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import select
 import shlex
 import signal
 import subprocess
@@ -27,13 +34,17 @@ from typing import Sequence
 
 import torch
 
-from npu_emu.conformance.pytest_plugin import SKIPS_ENV, TEST_DIR_ENV
+from npu_emu.conformance.pytest_plugin import COLLECTED, FINISHED, PROGRESS_FD_ENV, SKIPS_ENV, TEST_DIR_ENV
 from npu_emu.conformance.results import FirstFailure, UnitResult
 
 DEFAULT_FILES = ("test_ops.py", "test_torch.py", "test_nn.py", "test_autograd.py", "test_binary_ufuncs.py",
                  "test_unary_ufuncs.py", "test_reductions.py")
 # Seconds pytest gets, after SIGINT at --file-timeout, to write its report.
 _INTERRUPT_GRACE_S = 60
+# Default bound of one file's collection (importing torch, PyTorch's test
+# utilities and OpInfo database, generating the tests): minutes for
+# test_ops.py on a loaded 2-core machine.
+DEFAULT_COLLECT_TIMEOUT_S = 900.0
 # Every dtype name PyTorch's device-type tests append to a test's name.
 _DTYPE_NAMES = sorted({str(d).removeprefix("torch.") for d in vars(torch).values() if isinstance(d, torch.dtype)},
                       key=len, reverse=True)
@@ -55,7 +66,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-k", dest="keyword", help="pytest -k expression, to run a subset")
     p.add_argument("-j", "--jobs", type=int, default=1, help="files run in parallel (default 1)")
     p.add_argument("--file-timeout", type=float, default=None,
-                   help="seconds after which one file's pytest process is killed (its tests count as errored)")
+                   help="seconds one file's tests may run, counted from the end of its collection; then pytest "
+                        "is interrupted: the tests it finished are reported, the file gets one errored unit")
+    p.add_argument("--collect-timeout", type=float, default=DEFAULT_COLLECT_TIMEOUT_S,
+                   help=f"seconds one file's collection may take (default {DEFAULT_COLLECT_TIMEOUT_S:g})")
     _common(p)
     return p
 
@@ -86,6 +100,8 @@ def failure_message(element: ET.Element) -> str:
 def read_junit(path: Path, file: str) -> list[UnitResult]:
     results = []
     for case in ET.parse(path).getroot().iter("testcase"):
+        if not case.get("name") and not case.get("classname") and not len(case):
+            continue  # pytest's placeholder for the test a SIGINT interrupted: nothing ran to completion
         cls = case.get("classname", "").rsplit(".", 1)[-1]
         base, dtype = split_dtype(case.get("name", ""))
         # A module that fails to import is one testcase without a class.
@@ -134,29 +150,66 @@ def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: 
     env.pop("NPU", None)  # the plugin activates the emulator itself
     if junit.exists():
         junit.unlink()
-    timed_out = False
+    progress_r, progress_w = os.pipe()
+    env[PROGRESS_FD_ENV] = str(progress_w)
     with open(log, "w") as log_file:
-        proc = subprocess.Popen(command, cwd=test_dir, env=env, stdout=log_file, stderr=subprocess.STDOUT)
         try:
-            proc.wait(timeout=args.file_timeout)
-        except subprocess.TimeoutExpired:
-            # SIGINT, not SIGKILL: pytest stops at the running test and still
-            # writes the junit report of the tests it finished.
-            timed_out = True
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=_INTERRUPT_GRACE_S)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            proc = subprocess.Popen(command, cwd=test_dir, env=env, stdout=log_file, stderr=subprocess.STDOUT,
+                                    pass_fds=(progress_w,))
+        finally:
+            os.close(progress_w)
+        try:
+            timed_out = _wait(proc, progress_r, args.collect_timeout, args.file_timeout)
+        finally:
+            os.close(progress_r)
     if not junit.exists():  # crashed, or killed before pytest wrote its report
-        reason = "timed out" if timed_out else f"exit code {proc.returncode} (crash?)"
+        reason = f"interrupted at {timed_out}" if timed_out else f"exit code {proc.returncode} (crash?)"
         return [_file_error(file, f"pytest produced no report ({reason}); see {log}")]
     results = read_junit(junit, file)
     if timed_out:
-        results.append(_file_error(file, f"--file-timeout {args.file_timeout:g} s: interrupted, the tests after "
-                                         f"the last reported one did not run; see {log}"))
+        results.append(_file_error(file, f"{timed_out}: interrupted, the tests after the last reported one did "
+                                         f"not run; see {log}"))
     return results
+
+
+def _wait(proc: subprocess.Popen, progress: int, collect_timeout: float | None, file_timeout: float | None) -> str:
+    """Waits for pytest, following the plugin's progress bytes: collection
+    within collect_timeout, then the tests (until the report is written)
+    within file_timeout; the exit that follows is not timed against them.
+    End of file on the pipe means pytest exited. Returns "" if pytest finished
+    by itself, else which limit interrupted it."""
+    seen = b""
+    for marker, limit, name in ((COLLECTED, collect_timeout, "--collect-timeout"), (FINISHED, file_timeout,
+                                                                                   "--file-timeout")):
+        deadline = None if limit is None else time.monotonic() + limit
+        while marker not in seen and FINISHED not in seen:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([progress], [], [], left)
+            if not ready:
+                _interrupt(proc)
+                return f"{name} {limit:g} s" + (" (collection did not finish)" if marker == COLLECTED else "")
+            chunk = os.read(progress, 16)
+            if not chunk:  # pytest exited
+                proc.wait()
+                return ""
+            seen += chunk
+    try:  # the report is written; an exit that hangs must not hang the run
+        proc.wait(timeout=_INTERRUPT_GRACE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    return ""
+
+
+def _interrupt(proc: subprocess.Popen) -> None:
+    # SIGINT, not SIGKILL: pytest stops at the running test and still writes
+    # the junit report of the tests it finished.
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=_INTERRUPT_GRACE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def run_upstream(argv: Sequence[str]) -> int:
@@ -171,6 +224,9 @@ def run_upstream(argv: Sequence[str]) -> int:
         problems.append(f"--skips: {skips} not found")
     if args.jobs < 1:
         problems.append(f"-j/--jobs must be >= 1, got {args.jobs}")
+    for name, value in (("--file-timeout", args.file_timeout), ("--collect-timeout", args.collect_timeout)):
+        if value is not None and value <= 0:
+            problems.append(f"{name} must be > 0 seconds, got {value:g}")
     if problems:
         for p in problems:
             print(f"npu-emu conformance upstream: {p}", file=sys.stderr)

@@ -68,6 +68,8 @@ _UNIT = {
         "skip_reason": {"type": "string"},
         "expected_reason": {"type": "string"},
         "duration_s": {"type": "number", "minimum": 0},
+        # Optional (added in version 1): listed as machine-dependent ("may fail").
+        "may_fail": {"type": "boolean"},
     },
 }
 
