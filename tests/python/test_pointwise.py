@@ -111,18 +111,11 @@ def test_unary_matches_cpu(op, dtype):
     same_as_cpu(UNARY[op], x, transcendental=op in TRANSCENDENTAL)
 
 
-# The npu's value at these (op, input) pairs is not the mathematical one yet.
-KERNEL_GAPS = {(op, -math.inf): "the kernel evaluates x * (a function -> 0) as -inf * 0 = nan instead of the limit 0"
-               for op in ("gelu", "gelu_tanh", "silu")}
-
-
 def special_value_cases():
     assert set(MATHEMATICAL) == TRANSCENDENTAL, "every transcendental op needs a row in special_values.MATHEMATICAL"
     for op in sorted(TRANSCENDENTAL):
         for value in SPECIAL_INPUTS:
-            gap = KERNEL_GAPS.get((op, value))
-            marks = [pytest.mark.xfail(reason=gap, strict=False)] if gap else []
-            yield pytest.param(op, value, marks=marks, id=f"{op}({value:+})")
+            yield pytest.param(op, value, id=f"{op}({value:+})")
 
 
 @pytest.mark.parametrize("op,value", list(special_value_cases()))
