@@ -2,6 +2,7 @@
 // Contiguous same-dtype data moves with one aclrtMemcpyAsync; anything else
 // (strides, dtype conversion, broadcasting) is done on the device by
 // aclnnInplaceCopy, so the host only ever moves dense bytes.
+#include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -119,6 +120,11 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   const bool dst_npu = dst.is_privateuseone();
   TORCH_CHECK(src_npu || self.is_cpu(), "copy_: cannot copy from ", self.device(), " to ", dst.device());
   TORCH_CHECK(dst_npu || dst.is_cpu(), "copy_: cannot copy from ", self.device(), " to ", dst.device());
+  // CPU's copy_ refuses these through TensorIterator, which the npu path of
+  // copy_ never reaches: an expanded destination, or one that partly
+  // overlaps the source (which order the elements are copied in would decide).
+  at::assert_no_internal_overlap(dst);
+  if (src_npu && dst_npu) at::assert_no_partial_overlap(dst, self);
   if (src_npu && dst_npu) {
     copy_d2d(dst, self);
   } else if (dst_npu) {

@@ -98,3 +98,39 @@ def test_conjugate_and_negative_views_clone_and_copy():
     got = torch.autograd.grad(torch.polar(an, bn), (an, bn), g.npu())
     for x, y in zip(got, expected):
         torch.testing.assert_close(x.cpu(), y)
+
+
+OVERLAPPING_COPIES = {
+    # destination, source (built on `device`): each refused by CPU's copy_
+    "expanded destination": lambda d: (torch.zeros(1, device=d).expand(4), torch.arange(4.0, device=d)),
+    "expanded destination, CPU source": lambda d: (torch.zeros(1, device=d).expand(4), torch.arange(4.0)),
+    "expanded destination, other dtype": lambda d: (torch.zeros(2, 1, device=d).expand(2, 3),
+                                                    torch.ones(2, 3, dtype=torch.int64, device=d)),
+    "shifted view of the source": lambda d: (lambda x: (x[1:], x[:-1]))(torch.arange(5.0, device=d)),
+    "transposed view of the source": lambda d: (lambda x: (x, x.t()))(torch.arange(9.0, device=d).view(3, 3)),
+}
+
+
+@pytest.mark.parametrize("case", list(OVERLAPPING_COPIES))
+def test_overlapping_copies_are_refused_as_on_cpu(case):
+    make = OVERLAPPING_COPIES[case]
+    cpu_dst, cpu_src = make("cpu")
+    with pytest.raises(RuntimeError, match="unsupported operation") as cpu_error:
+        cpu_dst.copy_(cpu_src)
+    dst, src = make("npu")
+    before = dst.cpu().clone()
+    with pytest.raises(RuntimeError, match="unsupported operation") as npu_error:
+        dst.copy_(src)
+    assert str(npu_error.value).splitlines()[0] == str(cpu_error.value).splitlines()[0]
+    assert torch.equal(dst.cpu(), before), "a refused copy must not write"
+
+
+def test_copies_that_cpu_allows_still_work():
+    x = torch.arange(5.0, device="npu")
+    assert torch.equal(x.copy_(x).cpu(), torch.arange(5.0))  # the same tensor
+    dst = torch.zeros(4, device="npu")
+    dst.copy_(torch.ones(1, device="npu").expand(4))  # an expanded source is fine
+    assert torch.equal(dst.cpu(), torch.ones(4))
+    y = torch.arange(6.0, device="npu")
+    y[:3].copy_(y[3:])  # disjoint views of one storage
+    assert torch.equal(y.cpu(), torch.tensor([3.0, 4.0, 5.0, 3.0, 4.0, 5.0]))
