@@ -5,15 +5,15 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/binary_ops.h"
-#include "kernels/bool_bytes.h"
-#include "kernels/copy.h"
-#include "kernels/dims.h"
-#include "kernels/reduce.h"
-#include "kernels/scan.h"
-#include "kernels/sort.h"
-#include "kernels/ternary_ops.h"
-#include "kernels/unary_ops.h"
+#include "kernels/copy/copy.h"
+#include "kernels/core/bool_bytes.h"
+#include "kernels/core/dims.h"
+#include "kernels/pointwise/binary_ops.h"
+#include "kernels/pointwise/ternary_ops.h"
+#include "kernels/pointwise/unary_ops.h"
+#include "kernels/reduce/reduce.h"
+#include "kernels/reduce/scan.h"
+#include "kernels/sort/sort.h"
 
 using namespace npu::kernels;
 

@@ -19,12 +19,12 @@
 #include "acl/aclnn_factory.h"
 #include "acl/aclnn_ternary.h"
 #include "acl/aclnn_unary.h"
-#include "kernels/binary_ops.h"
-#include "kernels/copy.h"
-#include "kernels/factories.h"
-#include "kernels/ternary_ops.h"
-#include "kernels/type_promotion.h"
-#include "kernels/unary_ops.h"
+#include "kernels/copy/copy.h"
+#include "kernels/factory/factories.h"
+#include "kernels/pointwise/binary_ops.h"
+#include "kernels/pointwise/ternary_ops.h"
+#include "kernels/pointwise/type_promotion.h"
+#include "kernels/pointwise/unary_ops.h"
 
 using namespace npu::kernels;
 
