@@ -9,14 +9,14 @@
 #include "kernels/pointwise/binary_ops.h"
 
 using npu::emu::OperandArg;
-using npu::kernels::BinaryOp;
+using npu::kernels::BinaryFn;
 
 namespace {
 
 // The alpha of entries that have none.
 const OperandArg kNoAlpha(static_cast<const aclScalar*>(nullptr), "alpha", true);
 
-aclnnStatus binary_entry(const char* api, BinaryOp op, const OperandArg& self, const OperandArg& other,
+aclnnStatus binary_entry(const char* api, BinaryFn op, const OperandArg& self, const OperandArg& other,
                          const OperandArg& alpha, aclTensor* out, uint64_t* workspace_size, aclOpExecutor** executor) {
   return npu::emu::prepare_op(api, workspace_size, executor, [&] {
     // Not const: moved into the task (each operand's view owns two vectors).
@@ -31,11 +31,11 @@ aclnnStatus binary_entry(const char* api, BinaryOp op, const OperandArg& self, c
 }
 
 // aclnnDivMod's rounding mode: 0 none, 1 trunc, 2 floor.
-BinaryOp div_mode_op(int mode) {
+BinaryFn div_mode_op(int mode) {
   switch (mode) {
-    case 0: return BinaryOp::Div;
-    case 1: return BinaryOp::DivTrunc;
-    case 2: return BinaryOp::DivFloor;
+    case 0: return BinaryFn::Div;
+    case 1: return BinaryFn::DivTrunc;
+    case 2: return BinaryFn::DivFloor;
   }
   npu::emu::fail(ACLNN_ERR_PARAM_INVALID, "mode must be 0 (none), 1 (trunc) or 2 (floor), got " +
                                               std::to_string(mode));
@@ -43,7 +43,7 @@ BinaryOp div_mode_op(int mode) {
 
 aclnnStatus div_mod_entry(const char* api, const OperandArg& self, const OperandArg& other, int mode, aclTensor* out,
                           uint64_t* workspace_size, aclOpExecutor** executor) {
-  BinaryOp op = BinaryOp::Div;
+  BinaryFn op = BinaryFn::Div;
   const aclnnStatus st = npu::emu::guarded(api, [&] { op = div_mode_op(mode); });
   if (st != ACLNN_SUCCESS) return st;
   return binary_entry(api, op, self, other, kNoAlpha, out, workspace_size, executor);
@@ -51,11 +51,11 @@ aclnnStatus div_mod_entry(const char* api, const OperandArg& self, const Operand
 
 }  // namespace
 
-// aclnn<Name>GetWorkspaceSize(SelfT self, OtherT other, out, ...) and its launch, for BinaryOp::<op>.
+// aclnn<Name>GetWorkspaceSize(SelfT self, OtherT other, out, ...) and its launch, for BinaryFn::<op>.
 #define NPU_EMU_BINARY_ENTRY(api, op, SelfT, OtherT)                                                     \
   extern "C" aclnnStatus api##GetWorkspaceSize(const SelfT* self, const OtherT* other, aclTensor* out, \
                                                uint64_t* workspaceSize, aclOpExecutor** executor) {    \
-    return binary_entry(#api, BinaryOp::op, OperandArg(self, "self"), OperandArg(other, "other"),       \
+    return binary_entry(#api, BinaryFn::op, OperandArg(self, "self"), OperandArg(other, "other"),       \
                         kNoAlpha, out, workspaceSize, executor);                                        \
   }                                                                                                     \
   NPU_EMU_DEFINE_LAUNCH(api)
@@ -67,7 +67,7 @@ aclnnStatus div_mod_entry(const char* api, const OperandArg& self, const Operand
   extern "C" aclnnStatus api##GetWorkspaceSize(const aclTensor* self, const OtherT* other,                 \
                                                const aclScalar* alpha, aclTensor* out,                     \
                                                uint64_t* workspaceSize, aclOpExecutor** executor) {        \
-    return binary_entry(#api, BinaryOp::op, OperandArg(self, "self"), OperandArg(other, "other"),           \
+    return binary_entry(#api, BinaryFn::op, OperandArg(self, "self"), OperandArg(other, "other"),           \
                         OperandArg(alpha, "alpha"), out, workspaceSize, executor);                          \
   }                                                                                                         \
   NPU_EMU_DEFINE_LAUNCH(api)

@@ -7,14 +7,14 @@
 #include "kernels/pointwise/ternary_ops.h"
 
 using npu::emu::OperandArg;
-using npu::kernels::TernaryOp;
+using npu::kernels::TernaryFn;
 
 namespace {
 
 constexpr bool kOptional = true;
 const OperandArg kNone(static_cast<const aclScalar*>(nullptr), "none", kOptional);
 
-aclnnStatus ternary_entry(const char* api, TernaryOp op, const OperandArg& first, const OperandArg& second,
+aclnnStatus ternary_entry(const char* api, TernaryFn op, const OperandArg& first, const OperandArg& second,
                           const OperandArg& third, const OperandArg& value, aclTensor* out, uint64_t* workspace_size,
                           aclOpExecutor** executor) {
   return npu::emu::prepare_op(api, workspace_size, executor, [&] {
@@ -35,21 +35,21 @@ extern "C" {
 
 aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor* condition, const aclTensor* self, const aclTensor* other,
                                         aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return ternary_entry("aclnnSWhere", TernaryOp::Where, OperandArg(condition, "condition"), OperandArg(self, "self"),
+  return ternary_entry("aclnnSWhere", TernaryFn::Where, OperandArg(condition, "condition"), OperandArg(self, "self"),
                        OperandArg(other, "other"), kNone, out, workspaceSize, executor);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnSWhere)
 
 aclnnStatus aclnnLerpGetWorkspaceSize(const aclTensor* self, const aclTensor* end, const aclTensor* weight,
                                       aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return ternary_entry("aclnnLerp", TernaryOp::Lerp, OperandArg(self, "self"), OperandArg(end, "end"),
+  return ternary_entry("aclnnLerp", TernaryFn::Lerp, OperandArg(self, "self"), OperandArg(end, "end"),
                        OperandArg(weight, "weight"), kNone, out, workspaceSize, executor);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnLerp)
 
 aclnnStatus aclnnLerpsGetWorkspaceSize(const aclTensor* self, const aclTensor* end, const aclScalar* weight,
                                        aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return ternary_entry("aclnnLerps", TernaryOp::Lerp, OperandArg(self, "self"), OperandArg(end, "end"),
+  return ternary_entry("aclnnLerps", TernaryFn::Lerp, OperandArg(self, "self"), OperandArg(end, "end"),
                        OperandArg(weight, "weight"), kNone, out, workspaceSize, executor);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnLerps)
@@ -57,7 +57,7 @@ NPU_EMU_DEFINE_LAUNCH(aclnnLerps)
 aclnnStatus aclnnAddcmulGetWorkspaceSize(const aclTensor* self, const aclTensor* tensor1, const aclTensor* tensor2,
                                          const aclScalar* value, aclTensor* out, uint64_t* workspaceSize,
                                          aclOpExecutor** executor) {
-  return ternary_entry("aclnnAddcmul", TernaryOp::Addcmul, OperandArg(self, "self"), OperandArg(tensor1, "tensor1"),
+  return ternary_entry("aclnnAddcmul", TernaryFn::Addcmul, OperandArg(self, "self"), OperandArg(tensor1, "tensor1"),
                        OperandArg(tensor2, "tensor2"), OperandArg(value, "value"), out, workspaceSize, executor);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnAddcmul)
@@ -65,7 +65,7 @@ NPU_EMU_DEFINE_LAUNCH(aclnnAddcmul)
 aclnnStatus aclnnAddcdivGetWorkspaceSize(const aclTensor* self, const aclTensor* tensor1, const aclTensor* tensor2,
                                          const aclScalar* value, aclTensor* out, uint64_t* workspaceSize,
                                          aclOpExecutor** executor) {
-  return ternary_entry("aclnnAddcdiv", TernaryOp::Addcdiv, OperandArg(self, "self"), OperandArg(tensor1, "tensor1"),
+  return ternary_entry("aclnnAddcdiv", TernaryFn::Addcdiv, OperandArg(self, "self"), OperandArg(tensor1, "tensor1"),
                        OperandArg(tensor2, "tensor2"), OperandArg(value, "value"), out, workspaceSize, executor);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnAddcdiv)
@@ -73,7 +73,7 @@ NPU_EMU_DEFINE_LAUNCH(aclnnAddcdiv)
 aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor* self, const aclScalar* clipValueMin,
                                        const aclScalar* clipValueMax, aclTensor* out, uint64_t* workspaceSize,
                                        aclOpExecutor** executor) {
-  return ternary_entry("aclnnClamp", TernaryOp::Clamp, OperandArg(self, "self"),
+  return ternary_entry("aclnnClamp", TernaryFn::Clamp, OperandArg(self, "self"),
                        OperandArg(clipValueMin, "clipValueMin", kOptional),
                        OperandArg(clipValueMax, "clipValueMax", kOptional), kNone, out, workspaceSize, executor);
 }
@@ -81,7 +81,7 @@ NPU_EMU_DEFINE_LAUNCH(aclnnClamp)
 
 aclnnStatus aclnnClampTensorGetWorkspaceSize(const aclTensor* self, const aclTensor* min, const aclTensor* max,
                                              aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return ternary_entry("aclnnClampTensor", TernaryOp::Clamp, OperandArg(self, "self"),
+  return ternary_entry("aclnnClampTensor", TernaryFn::Clamp, OperandArg(self, "self"),
                        OperandArg(min, "min", kOptional), OperandArg(max, "max", kOptional), kNone, out,
                        workspaceSize, executor);
 }
@@ -89,28 +89,28 @@ NPU_EMU_DEFINE_LAUNCH(aclnnClampTensor)
 
 aclnnStatus aclnnClampMinGetWorkspaceSize(const aclTensor* self, const aclScalar* clipValueMin, aclTensor* out,
                                           uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return ternary_entry("aclnnClampMin", TernaryOp::Clamp, OperandArg(self, "self"),
+  return ternary_entry("aclnnClampMin", TernaryFn::Clamp, OperandArg(self, "self"),
                        OperandArg(clipValueMin, "clipValueMin"), kNone, kNone, out, workspaceSize, executor);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnClampMin)
 
 aclnnStatus aclnnClampMaxGetWorkspaceSize(const aclTensor* self, const aclScalar* clipValueMax, aclTensor* out,
                                           uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return ternary_entry("aclnnClampMax", TernaryOp::Clamp, OperandArg(self, "self"), kNone,
+  return ternary_entry("aclnnClampMax", TernaryFn::Clamp, OperandArg(self, "self"), kNone,
                        OperandArg(clipValueMax, "clipValueMax"), kNone, out, workspaceSize, executor);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnClampMax)
 
 aclnnStatus aclnnClampMinTensorGetWorkspaceSize(const aclTensor* self, const aclTensor* clipValueMin, aclTensor* out,
                                                 uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return ternary_entry("aclnnClampMinTensor", TernaryOp::Clamp, OperandArg(self, "self"),
+  return ternary_entry("aclnnClampMinTensor", TernaryFn::Clamp, OperandArg(self, "self"),
                        OperandArg(clipValueMin, "clipValueMin"), kNone, kNone, out, workspaceSize, executor);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnClampMinTensor)
 
 aclnnStatus aclnnClampMaxTensorGetWorkspaceSize(const aclTensor* self, const aclTensor* max, aclTensor* out,
                                                 uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return ternary_entry("aclnnClampMaxTensor", TernaryOp::Clamp, OperandArg(self, "self"), kNone,
+  return ternary_entry("aclnnClampMaxTensor", TernaryFn::Clamp, OperandArg(self, "self"), kNone,
                        OperandArg(max, "max"), kNone, out, workspaceSize, executor);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnClampMaxTensor)

@@ -10,12 +10,12 @@
 #include "kernels/copy/copy.h"
 #include "kernels/pointwise/unary_ops.h"
 
-using npu::kernels::UnaryOp;
+using npu::kernels::UnaryFn;
 using npu::kernels::UnaryParams;
 
 namespace {
 
-aclnnStatus unary_entry(const char* api, UnaryOp op, const aclTensor* self, aclTensor* out, uint64_t* workspace_size,
+aclnnStatus unary_entry(const char* api, UnaryFn op, const aclTensor* self, aclTensor* out, uint64_t* workspace_size,
                         aclOpExecutor** executor, const UnaryParams& params = {}) {
   return npu::emu::prepare_op(api, workspace_size, executor, [&] {
     npu::kernels::Operand x = npu::emu::OperandArg(self, "self").resolve();  // moved into the task
@@ -35,11 +35,11 @@ std::optional<double> nan_to_num_bound(float v) {
 
 }  // namespace
 
-// Defines aclnn<Name>GetWorkspaceSize(self, out, ...) and its launch for UnaryOp::<op>.
+// Defines aclnn<Name>GetWorkspaceSize(self, out, ...) and its launch for UnaryFn::<op>.
 #define NPU_EMU_UNARY_ENTRY(api, op)                                                                            \
   extern "C" aclnnStatus api##GetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize, \
                                                aclOpExecutor** executor) {                                     \
-    return unary_entry(#api, UnaryOp::op, self, out, workspaceSize, executor);                                 \
+    return unary_entry(#api, UnaryFn::op, self, out, workspaceSize, executor);                                 \
   }                                                                                                             \
   NPU_EMU_DEFINE_LAUNCH(api)
 
@@ -82,7 +82,7 @@ aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor* x, int64_t approximate,
                                                   std::to_string(approximate));
     });
   }
-  return unary_entry("aclnnGeluV2", approximate == 1 ? UnaryOp::GeluTanh : UnaryOp::Gelu, x, y, workspaceSize,
+  return unary_entry("aclnnGeluV2", approximate == 1 ? UnaryFn::GeluTanh : UnaryFn::Gelu, x, y, workspaceSize,
                      executor);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnGeluV2)
@@ -91,7 +91,7 @@ aclnnStatus aclnnRoundDecimalsGetWorkspaceSize(const aclTensor* self, int64_t de
                                                uint64_t* workspaceSize, aclOpExecutor** executor) {
   UnaryParams params;
   params.decimals = decimals;
-  return unary_entry("aclnnRoundDecimals", UnaryOp::RoundDecimals, self, out, workspaceSize, executor, params);
+  return unary_entry("aclnnRoundDecimals", UnaryFn::RoundDecimals, self, out, workspaceSize, executor, params);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnRoundDecimals)
 
@@ -101,7 +101,7 @@ aclnnStatus aclnnNanToNumGetWorkspaceSize(const aclTensor* self, float nan, floa
   params.nan = nan;
   params.posinf = nan_to_num_bound(posinf);
   params.neginf = nan_to_num_bound(neginf);
-  return unary_entry("aclnnNanToNum", UnaryOp::NanToNum, self, out, workspaceSize, executor, params);
+  return unary_entry("aclnnNanToNum", UnaryFn::NanToNum, self, out, workspaceSize, executor, params);
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnNanToNum)
 

@@ -12,10 +12,9 @@ namespace npu::kernels {
 namespace {
 
 using R = ResultRule;
-constexpr unsigned kIntFloat = kInt | kFloat;
 
-// Indexed by BinaryOp.
-constexpr OpInfo kBinaryOps[] = {
+// Indexed by BinaryFn.
+constexpr OpInfo kBinaryFns[] = {
     {"add", kAnyKind, R::Same},
     {"sub", kIntFloat | kComplex, R::Same},
     {"mul", kAnyKind, R::Same},
@@ -43,18 +42,18 @@ constexpr OpInfo kBinaryOps[] = {
     {"gt", kRealKinds, R::Bool},
     {"ge", kRealKinds, R::Bool},
 };
-constexpr std::size_t kNumOps = static_cast<std::size_t>(BinaryOp::kCount);
-static_assert(sizeof(kBinaryOps) / sizeof(kBinaryOps[0]) == kNumOps, "one table row per BinaryOp");
+constexpr std::size_t kNumOps = static_cast<std::size_t>(BinaryFn::kCount);
+static_assert(sizeof(kBinaryFns) / sizeof(kBinaryFns[0]) == kNumOps, "one table row per BinaryFn");
 
-const OpInfo& info(BinaryOp op) { return kBinaryOps[static_cast<std::size_t>(op)]; }
+const OpInfo& info(BinaryFn op) { return kBinaryFns[static_cast<std::size_t>(op)]; }
 
 // PyTorch multiplies and divides half/bfloat16 tensors by a host scalar kept
 // in float, not rounded to the tensor's dtype first.
-constexpr bool keeps_scalar_in_opmath(BinaryOp op) { return op == BinaryOp::Mul || op == BinaryOp::Div; }
+constexpr bool keeps_scalar_in_opmath(BinaryFn op) { return op == BinaryFn::Mul || op == BinaryFn::Div; }
 
 // The element function of `op` on T (for T in compute_kinds(op)). The second
 // argument is T, or float for a host scalar kept in opmath.
-template <BinaryOp op, class T>
+template <BinaryFn op, class T>
 auto binary_fn(const Scalar& alpha) {
   using M = opmath_t<T>;
   constexpr unsigned kind = kind_of<T>();
@@ -64,11 +63,11 @@ auto binary_fn(const Scalar& alpha) {
   auto fp = [](auto f) { return [f](T x, auto y) { return static_cast<T>(f(static_cast<M>(x), static_cast<M>(y))); }; };
   auto cmp = [](auto f) { return [f](T x, T y) { return f(static_cast<M>(x), static_cast<M>(y)); }; };
 
-  if constexpr (op == BinaryOp::Add || op == BinaryOp::Sub) {
+  if constexpr (op == BinaryFn::Add || op == BinaryFn::Sub) {
     if constexpr (is_bool) {
       return [al = alpha.to<bool>()](T x, T y) { return x || (al && y); };  // sub rejects bool earlier
     } else {
-      const M al_m = op == BinaryOp::Sub ? pwmath::wrap_neg(alpha.to<M>()) : alpha.to<M>();
+      const M al_m = op == BinaryFn::Sub ? pwmath::wrap_neg(alpha.to<M>()) : alpha.to<M>();
       // PyTorch's CPU kernels hold alpha in the tensor's own dtype (float16
       // rounds 0.3 to 0.30005); integers and opmath-sized types are unchanged.
       const M al = kind == kFloat ? static_cast<M>(static_cast<T>(al_m)) : al_m;
@@ -78,64 +77,64 @@ auto binary_fn(const Scalar& alpha) {
       else if constexpr (kind == kFloat) return fp([al](M x, M y) { return al == M(1) ? x + y : std::fma(al, y, x); });
       else return fp([al](M x, M y) { return x + al * y; });
     }
-  } else if constexpr (op == BinaryOp::Mul) {
+  } else if constexpr (op == BinaryFn::Mul) {
     if constexpr (is_bool) return [](T x, T y) { return x && y; };
     else if constexpr (is_int) return [](T x, T y) { return pwmath::wrap_mul(x, y); };
     else return fp([](M x, M y) { return x * y; });
-  } else if constexpr (op == BinaryOp::Div) {
+  } else if constexpr (op == BinaryFn::Div) {
     return fp([](M x, M y) { return x / y; });
-  } else if constexpr (op == BinaryOp::DivTrunc) {
+  } else if constexpr (op == BinaryFn::DivTrunc) {
     if constexpr (is_int) return [](T x, T y) { return pwmath::int_div_trunc(x, y); };
     // The quotient is rounded to T before truncation, as PyTorch's CPU
     // kernels do (-23.92 / 0.4514 is -52.993, which float16 rounds to -53).
     else return fp([](M x, M y) { return std::trunc(static_cast<M>(static_cast<T>(x / y))); });
-  } else if constexpr (op == BinaryOp::DivFloor) {
+  } else if constexpr (op == BinaryFn::DivFloor) {
     if constexpr (is_int) return [](T x, T y) { return pwmath::int_div_floor(x, y); };
     else return fp([](M x, M y) { return pwmath::float_div_floor<M, T>(x, y); });
-  } else if constexpr (op == BinaryOp::Remainder) {
+  } else if constexpr (op == BinaryFn::Remainder) {
     if constexpr (is_int) return [](T x, T y) { return pwmath::int_remainder(x, y); };
     else return fp([](M x, M y) { return pwmath::float_remainder(x, y); });
-  } else if constexpr (op == BinaryOp::Fmod) {
+  } else if constexpr (op == BinaryFn::Fmod) {
     if constexpr (is_int) return [](T x, T y) { return pwmath::int_fmod(x, y); };
     else return fp([](M x, M y) { return std::fmod(x, y); });
-  } else if constexpr (op == BinaryOp::Pow) {
+  } else if constexpr (op == BinaryFn::Pow) {
     if constexpr (is_int) return [](T x, T y) { return pwmath::int_pow(x, y); };
     else return fp([](M x, M y) { return std::pow(x, y); });
-  } else if constexpr (op == BinaryOp::Atan2) {
+  } else if constexpr (op == BinaryFn::Atan2) {
     return fp([](M x, M y) { return std::atan2(x, y); });
-  } else if constexpr (op == BinaryOp::Maximum || op == BinaryOp::Minimum) {
-    constexpr bool is_max = op == BinaryOp::Maximum;
+  } else if constexpr (op == BinaryFn::Maximum || op == BinaryFn::Minimum) {
+    constexpr bool is_max = op == BinaryFn::Maximum;
     if constexpr (is_bool) return [](T x, T y) { return is_max ? (x || y) : (x && y); };
     else return fp([](M x, M y) { return is_max ? pwmath::max_nan(x, y) : pwmath::min_nan(x, y); });
-  } else if constexpr (op == BinaryOp::BitwiseAnd || op == BinaryOp::LogicalAnd) {
+  } else if constexpr (op == BinaryFn::BitwiseAnd || op == BinaryFn::LogicalAnd) {
     return [](T x, T y) { return static_cast<T>(x & y); };
-  } else if constexpr (op == BinaryOp::BitwiseOr || op == BinaryOp::LogicalOr) {
+  } else if constexpr (op == BinaryFn::BitwiseOr || op == BinaryFn::LogicalOr) {
     return [](T x, T y) { return static_cast<T>(x | y); };
-  } else if constexpr (op == BinaryOp::BitwiseXor || op == BinaryOp::LogicalXor) {
+  } else if constexpr (op == BinaryFn::BitwiseXor || op == BinaryFn::LogicalXor) {
     return [](T x, T y) { return static_cast<T>(x ^ y); };
-  } else if constexpr (op == BinaryOp::LeftShift) {
+  } else if constexpr (op == BinaryFn::LeftShift) {
     return [](T x, T y) { return pwmath::shift_left(x, y); };
-  } else if constexpr (op == BinaryOp::RightShift) {
+  } else if constexpr (op == BinaryFn::RightShift) {
     return [](T x, T y) { return pwmath::shift_right(x, y); };
-  } else if constexpr (op == BinaryOp::Eq) {
+  } else if constexpr (op == BinaryFn::Eq) {
     return cmp([](M x, M y) { return x == y; });
-  } else if constexpr (op == BinaryOp::Ne) {
+  } else if constexpr (op == BinaryFn::Ne) {
     return cmp([](M x, M y) { return x != y; });
-  } else if constexpr (op == BinaryOp::Lt) {
+  } else if constexpr (op == BinaryFn::Lt) {
     return cmp([](M x, M y) { return x < y; });
-  } else if constexpr (op == BinaryOp::Le) {
+  } else if constexpr (op == BinaryFn::Le) {
     return cmp([](M x, M y) { return x <= y; });
-  } else if constexpr (op == BinaryOp::Gt) {
+  } else if constexpr (op == BinaryFn::Gt) {
     return cmp([](M x, M y) { return x > y; });
   } else {
-    static_assert(op == BinaryOp::Ge, "every BinaryOp has an element function");
+    static_assert(op == BinaryFn::Ge, "every BinaryFn has an element function");
     return cmp([](M x, M y) { return x >= y; });
   }
 }
 
-template <BinaryOp op, class T>
+template <BinaryFn op, class T>
 void run(const TensorView& out, const TensorView& x, const TensorView& y, const Scalar& alpha) {
-  if constexpr ((compute_kinds(kBinaryOps[static_cast<std::size_t>(op)]) & kind_of<T>()) != 0) {
+  if constexpr ((compute_kinds(kBinaryFns[static_cast<std::size_t>(op)]) & kind_of<T>()) != 0) {
     const auto fn = binary_fn<op, T>(alpha);
     using Out = std::decay_t<decltype(fn(std::declval<T>(), std::declval<T>()))>;
     if (dtype_of<Out>() != out.dtype) throw KernelError(std::string(info(op).name) + ": internal dtype mismatch");
@@ -173,23 +172,23 @@ void pow_scalar(const TensorView& out, const TensorView& x, const Scalar& expone
 
 }  // namespace
 
-const char* binary_op_name(BinaryOp op) { return info(op).name; }
+const char* binary_op_name(BinaryFn op) { return info(op).name; }
 
-DType binary_result_dtype(BinaryOp op, const Operand& a, const Operand& b, DType out, const Scalar& alpha) {
+DType binary_result_dtype(BinaryFn op, const Operand& a, const Operand& b, DType out, const Scalar& alpha) {
   const DType compute = compute_dtype(info(op), result_type({&a, &b}, out), out);
-  if ((op == BinaryOp::Add || op == BinaryOp::Sub) && model::is_integral(compute) &&
+  if ((op == BinaryFn::Add || op == BinaryFn::Sub) && model::is_integral(compute) &&
       (model::is_floating_point(alpha.dtype()) || model::is_complex(alpha.dtype()))) {
     throw KernelError(std::string(info(op).name) +
                       ": for integral input tensors, argument alpha must not be a floating point number");
   }
-  if (op == BinaryOp::Pow && model::is_integral(compute) && b.is_scalar() && b.scalar().to<int64_t>() < 0 &&
+  if (op == BinaryFn::Pow && model::is_integral(compute) && b.is_scalar() && b.scalar().to<int64_t>() < 0 &&
       !model::is_floating_point(b.dtype())) {
     throw KernelError("pow: Integers to negative integer powers are not allowed.");
   }
   return result_dtype(info(op), compute);
 }
 
-void binary(BinaryOp op, const TensorView& out, const Operand& a, const Operand& b, const Scalar& alpha) {
+void binary(BinaryFn op, const TensorView& out, const Operand& a, const Operand& b, const Scalar& alpha) {
   const DType result = binary_result_dtype(op, a, b, out.dtype, alpha);
   const DType compute = compute_dtype(info(op), result_type({&a, &b}, out.dtype), out.dtype);
   const Shape shape = broadcast_operands({&a, &b});
@@ -204,10 +203,10 @@ void binary(BinaryOp op, const TensorView& out, const Operand& a, const Operand&
   const TensorView y = broadcast_to(operand_as(b, opmath_scalar ? DType::Float32 : compute, hold_b), shape);
 
   with_output_dtype(out, result, [&](const TensorView& o) {
-    if (op == BinaryOp::Pow && b.is_scalar() && model::is_floating_point(compute)) return pow_scalar(o, x, b.scalar());
+    if (op == BinaryFn::Pow && b.is_scalar() && model::is_floating_point(compute)) return pow_scalar(o, x, b.scalar());
     visit_pointwise_dtype(info(op).name, compute, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      visit_op<BinaryOp, kNumOps>(op, [&](auto op_c) { run<decltype(op_c)::value, T>(o, x, y, alpha); });
+      visit_op<BinaryFn, kNumOps>(op, [&](auto op_c) { run<decltype(op_c)::value, T>(o, x, y, alpha); });
     });
   });
 }

@@ -23,8 +23,9 @@ namespace npu::kernels {
 //   LogicalAnd/Or/Xor                      any -> bool
 //   Eq, Ne                                 any -> bool
 //   Lt, Le, Gt, Ge                         bool int float -> bool
-// Keep the order: values index internal tables.
-enum class BinaryOp : int {
+// The element function a binary kernel applies ("Fn": dispatch's op structs
+// describe whole aten ops). Keep the order: values index internal tables.
+enum class BinaryFn : int {
   Add,        // a + alpha * b
   Sub,        // a - alpha * b
   Mul, Div,
@@ -40,27 +41,27 @@ enum class BinaryOp : int {
   kCount
 };
 
-const char* binary_op_name(BinaryOp op);
+const char* binary_op_name(BinaryFn op);
 
 // The dtype `op` produces for these operands (PyTorch's result dtype); `out`
 // only hints the default float dtype. Throws KernelError for unsupported
 // dtypes, a floating alpha with integer operands, and integer tensors raised
 // to a negative integer scalar power.
-DType binary_result_dtype(BinaryOp op, const Operand& a, const Operand& b, DType out,
+DType binary_result_dtype(BinaryFn op, const Operand& a, const Operand& b, DType out,
                           const Scalar& alpha = Scalar::from_int(1));
 
 // out = a (op) b. out must have the broadcast shape of a and b; its dtype may
 // be anything the result dtype can be cast to. alpha is used by Add and Sub.
-void binary(BinaryOp op, const TensorView& out, const Operand& a, const Operand& b,
+void binary(BinaryFn op, const TensorView& out, const Operand& a, const Operand& b,
             const Scalar& alpha = Scalar::from_int(1));
 
 // out = a + alpha * b
 inline void add(const TensorView& out, const TensorView& a, const TensorView& b, const Scalar& alpha) {
-  binary(BinaryOp::Add, out, a, b, alpha);
+  binary(BinaryFn::Add, out, a, b, alpha);
 }
 // out = a * b
 inline void mul(const TensorView& out, const TensorView& a, const TensorView& b) {
-  binary(BinaryOp::Mul, out, a, b);
+  binary(BinaryFn::Mul, out, a, b);
 }
 
 }  // namespace npu::kernels

@@ -15,6 +15,7 @@ namespace npu::kernels {
 enum Kind : unsigned { kBool = 1u, kInt = 2u, kFloat = 4u, kComplex = 8u };
 inline constexpr unsigned kAnyKind = kBool | kInt | kFloat | kComplex;
 inline constexpr unsigned kRealKinds = kBool | kInt | kFloat;
+inline constexpr unsigned kIntFloat = kInt | kFloat;  // real numbers: not bool, not complex
 
 template <class T>
 constexpr unsigned kind_of() {

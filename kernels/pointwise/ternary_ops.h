@@ -18,19 +18,20 @@ namespace npu::kernels {
 //   Addcdiv  (self, t1, t2): self + value * t1 / t2; float.
 //   Clamp    (self, min, max): min(max(self, min), max); NaN in any operand
 //            gives NaN; at least one bound; int float.
-// Keep the order: values index internal tables.
-enum class TernaryOp : int { Where, Lerp, Addcmul, Addcdiv, Clamp, kCount };
+// The element function a ternary kernel applies ("Fn": dispatch's op structs
+// describe whole aten ops). Keep the order: values index internal tables.
+enum class TernaryFn : int { Where, Lerp, Addcmul, Addcdiv, Clamp, kCount };
 
-const char* ternary_op_name(TernaryOp op);
+const char* ternary_op_name(TernaryFn op);
 
 // The dtype `op` produces for these operands; `out` only hints the default
 // float dtype. Throws KernelError for unsupported dtypes or missing operands.
-DType ternary_result_dtype(TernaryOp op, const Operand& a, const Operand& b, const Operand& c, DType out);
+DType ternary_result_dtype(TernaryFn op, const Operand& a, const Operand& b, const Operand& c, DType out);
 
 // out = op(a, b, c). out must have the broadcast shape of the present
 // operands; its dtype may be anything the result can be cast to. `value` is
 // Addcmul's and Addcdiv's multiplier.
-void ternary(TernaryOp op, const TensorView& out, const Operand& a, const Operand& b, const Operand& c,
+void ternary(TernaryFn op, const TensorView& out, const Operand& a, const Operand& b, const Operand& c,
              const Scalar& value = Scalar::from_int(1));
 
 }  // namespace npu::kernels

@@ -21,8 +21,9 @@ namespace npu::kernels {
 //   BitwiseNot                    bool int
 //   LogicalNot, IsNan, IsInf      any -> bool
 //   NanToNum                      any (identity on bool and integers)
-// Keep the order: values index internal tables.
-enum class UnaryOp : int {
+// The element function a unary kernel applies ("Fn": dispatch's op structs
+// describe whole aten ops). Keep the order: values index internal tables.
+enum class UnaryFn : int {
   Abs, Neg, Exp, Expm1, Log, Log1p, Log2, Sqrt, Rsqrt, Sin, Cos, Tan, Tanh, Sigmoid, Relu,
   Gelu,      // x * Phi(x), exact (erf) form
   GeluTanh,  // the tanh approximation
@@ -34,7 +35,7 @@ enum class UnaryOp : int {
   kCount
 };
 
-const char* unary_op_name(UnaryOp op);
+const char* unary_op_name(UnaryFn op);
 
 struct UnaryParams {
   int64_t decimals = 0;  // RoundDecimals
@@ -47,10 +48,10 @@ struct UnaryParams {
 // The dtype `op` produces for an input of `self` (PyTorch's result dtype).
 // `out` is only the hint for the default float dtype (see default_float).
 // Throws KernelError naming op and dtype when PyTorch CPU rejects the dtype.
-DType unary_result_dtype(UnaryOp op, DType self, DType out);
+DType unary_result_dtype(UnaryFn op, DType self, DType out);
 
 // out = op(self). out must have self's shape; its dtype may be anything the
 // result dtype can be cast to (the result is converted on the way out).
-void unary(UnaryOp op, const TensorView& out, const TensorView& self, const UnaryParams& params = {});
+void unary(UnaryFn op, const TensorView& out, const TensorView& self, const UnaryParams& params = {});
 
 }  // namespace npu::kernels
