@@ -11,7 +11,7 @@ using npu::emu::prepare_op;
 
 namespace {
 
-// The range kernels (kernels/factories.h) fill integer and floating outputs
+// The range kernels (kernels/factory/factories.h) fill integer and floating outputs
 // (not bool, complex or the wide unsigned types). Checked here, before
 // anything is launched, so that a bad dtype= fails the call that passed it
 // and not a later synchronize; worded "<op>: unsupported dtype <dtype>",

@@ -1,6 +1,6 @@
 // aclnnNpuFormatCast: re-lays a tensor's storage in another format. The
 // device model decides shapes and formats (at GetWorkspaceSize time, on the
-// host); kernels/format_transform moves the data when the task runs on the
+// host); kernels/format/format_transform moves the data when the task runs on the
 // stream.
 #include "acl/aclnn_format_cast.h"
 

@@ -1,5 +1,5 @@
 // aclnn entries of the reduction and scan family: arguments are checked at
-// GetWorkspaceSize time; kernels (kernels/reduce.h, kernels/scan.h) run when
+// GetWorkspaceSize time; kernels (kernels/reduce/reduce.h, kernels/reduce/scan.h) run when
 // the stream reaches the task.
 #include <cmath>
 #include <functional>

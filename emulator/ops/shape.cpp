@@ -1,4 +1,4 @@
-// aclnn entries of the shape-and-copy family (kernels/shape_ops.h); shapes
+// aclnn entries of the shape-and-copy family (kernels/shape/shape_ops.h); shapes
 // are checked at GetWorkspaceSize time.
 #include "acl/aclnn_shape.h"
 #include "emulator/acl_error.h"

@@ -1,4 +1,4 @@
-// aclnn entries of the sort family (kernels/sort.h); shapes, dtypes and k
+// aclnn entries of the sort family (kernels/sort/sort.h); shapes, dtypes and k
 // are checked at GetWorkspaceSize time.
 #include "acl/aclnn_sort.h"
 #include "emulator/acl_error.h"
