@@ -25,7 +25,7 @@
 #include <tbb/parallel_for.h>
 
 #include "device_model/storage_desc.h"
-#include "kernels/format_transform.h"
+#include "kernels/format/format_transform.h"
 
 namespace {
 

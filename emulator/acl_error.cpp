@@ -1,6 +1,6 @@
 #include "emulator/acl_error.h"
 
-#include "kernels/tensor_view.h"
+#include "kernels/core/tensor_view.h"
 
 namespace npu::emu {
 

@@ -12,8 +12,8 @@
 
 #include "acl/acl_base.h"
 #include "device_model/dtype.h"
-#include "kernels/scalar.h"
-#include "kernels/tensor_view.h"
+#include "kernels/core/scalar.h"
+#include "kernels/core/tensor_view.h"
 
 struct aclTensor {
   std::vector<int64_t> view_dims;

@@ -5,7 +5,7 @@
 #include "acl/acl_rt.h"
 #include "emulator/acl_error.h"
 #include "emulator/device.h"
-#include "kernels/copy.h"
+#include "kernels/copy/copy.h"
 
 using npu::emu::fail;
 using npu::emu::guarded;

@@ -9,13 +9,14 @@
 #include <sstream>
 #include <string>
 
+#include "device_model/limits.h"
 #include "emulator/acl_error.h"
 
 namespace npu::emu {
 
 namespace {
 
-constexpr int32_t kMaxDevices = 16;
+using model::kMaxDevices;
 thread_local int32_t t_current_device = -1;
 
 std::string env_str(const char* name) {

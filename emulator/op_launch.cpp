@@ -4,7 +4,7 @@
 
 #include "emulator/acl_error.h"
 #include "emulator/device.h"
-#include "kernels/copy.h"
+#include "kernels/copy/copy.h"
 
 namespace npu::emu {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "emulator/acl_error.h"
-#include "kernels/tensor_view.h"
+#include "kernels/core/tensor_view.h"
 
 namespace npu::emu {
 

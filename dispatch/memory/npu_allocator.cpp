@@ -9,6 +9,7 @@
 #include <c10/util/Exception.h>
 
 #include "acl/acl_rt.h"
+#include "device_model/limits.h"
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/runtime/acl_check.h"
 #include "dispatch/runtime/npu_device.h"
@@ -19,7 +20,7 @@ namespace npu {
 namespace memory {
 namespace {
 
-constexpr int kMaxDevices = 16;
+using model::kMaxDevices;
 
 c10::Device npu_device(c10::DeviceIndex index) { return c10::Device(c10::DeviceType::PrivateUse1, index); }
 

@@ -9,13 +9,14 @@
 #include <ATen/core/GeneratorForPrivateuseone.h>
 #include <c10/core/TensorImpl.h>
 
+#include "device_model/limits.h"
 #include "dispatch/runtime/npu_device.h"
 
 namespace npu {
 
 namespace {
 constexpr size_t kStateBytes = sizeof(uint64_t) + sizeof(int64_t);
-constexpr int kMaxDevices = 16;
+using model::kMaxDevices;
 }  // namespace
 
 NpuGeneratorImpl::NpuGeneratorImpl(c10::DeviceIndex device, uint64_t seed)

@@ -7,6 +7,7 @@
 #include <c10/util/Exception.h>
 
 #include "acl/acl_rt.h"
+#include "device_model/limits.h"
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/runtime/acl_check.h"
 #include "dispatch/runtime/npu_device.h"
@@ -16,7 +17,7 @@ namespace npu {
 namespace {
 
 constexpr int kPoolSize = 8;
-constexpr int kMaxDevices = 16;
+using model::kMaxDevices;
 
 // Per device: the default stream and the pool, created on first use. The
 // registry of ACL handles the process owns; they live until exit.

@@ -1,7 +1,7 @@
 // aclnn entries of the random family. Every entry takes the generator's
 // (seed, offset) explicitly, as CANN's do; the runtime keeps no RNG state.
 //
-// npu-emu's counter contract (the emulator's kernels/random_ops.h): element i
+// npu-emu's counter contract (the emulator's kernels/random/random_ops.h): element i
 // of the output, in row-major order of its logical shape, is computed from
 // the Philox4x32-10 block of counter offset / 4 + i with key seed. An op on N
 // elements (randperm: n) thus consumes 4 * N counter words; callers advance

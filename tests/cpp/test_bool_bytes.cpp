@@ -5,15 +5,15 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/binary_ops.h"
-#include "kernels/bool_bytes.h"
-#include "kernels/copy.h"
-#include "kernels/dims.h"
-#include "kernels/reduce.h"
-#include "kernels/scan.h"
-#include "kernels/sort.h"
-#include "kernels/ternary_ops.h"
-#include "kernels/unary_ops.h"
+#include "kernels/copy/copy.h"
+#include "kernels/core/bool_bytes.h"
+#include "kernels/core/dims.h"
+#include "kernels/pointwise/binary_ops.h"
+#include "kernels/pointwise/ternary_ops.h"
+#include "kernels/pointwise/unary_ops.h"
+#include "kernels/reduce/reduce.h"
+#include "kernels/reduce/scan.h"
+#include "kernels/sort/sort.h"
 
 using namespace npu::kernels;
 
@@ -59,19 +59,19 @@ TEST_CASE("comparisons, logical and bitwise ops read any nonzero bool byte as tr
   std::vector<uint8_t> ones(8, 1);
   const std::vector<uint8_t> want = truth();
 
-  binary(BinaryOp::Eq, bools(out), bools(a), bools(ones));
+  binary(BinaryFn::Eq, bools(out), bools(a), bools(ones));
   CHECK(out == want);
-  binary(BinaryOp::BitwiseAnd, bools(out), bools(a), bools(ones));
+  binary(BinaryFn::BitwiseAnd, bools(out), bools(a), bools(ones));
   CHECK(out == want);
-  binary(BinaryOp::LogicalXor, bools(out), bools(a), Operand(Scalar::from_int(0)));
+  binary(BinaryFn::LogicalXor, bools(out), bools(a), Operand(Scalar::from_int(0)));
   CHECK(out == want);
-  unary(UnaryOp::LogicalNot, bools(out), bools(a));
+  unary(UnaryFn::LogicalNot, bools(out), bools(a));
   for (int i = 0; i < 8; ++i) CHECK(out[i] == !want[i]);
-  unary(UnaryOp::BitwiseNot, bools(out), bools(a));
+  unary(UnaryFn::BitwiseNot, bools(out), bools(a));
   for (int i = 0; i < 8; ++i) CHECK(out[i] == !want[i]);
 
   std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8}, y(8);
-  ternary(TernaryOp::Where, TensorView{y.data(), DType::Float32, {8}, {1}}, bools(a),
+  ternary(TernaryFn::Where, TensorView{y.data(), DType::Float32, {8}, {1}}, bools(a),
           TensorView{x.data(), DType::Float32, {8}, {1}}, Operand(Scalar::from_double(-1.0)));
   for (int i = 0; i < 8; ++i) CHECK(y[i] == (want[i] ? x[i] : -1.0f));
 }

@@ -3,8 +3,8 @@
 #include <numeric>
 #include <vector>
 
-#include "kernels/binary_ops.h"
-#include "kernels/copy.h"
+#include "kernels/copy/copy.h"
+#include "kernels/pointwise/binary_ops.h"
 
 using namespace npu::kernels;
 

@@ -17,8 +17,8 @@
 #include "acl/aclnn_format_cast.h"
 #include "device_model/format.h"
 #include "device_model/storage_desc.h"
-#include "kernels/format_transform.h"
-#include "kernels/tensor_view.h"
+#include "kernels/core/tensor_view.h"
+#include "kernels/format/format_transform.h"
 
 using npu::model::Dims;
 using npu::model::DType;

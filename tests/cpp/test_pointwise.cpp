@@ -19,12 +19,12 @@
 #include "acl/aclnn_factory.h"
 #include "acl/aclnn_ternary.h"
 #include "acl/aclnn_unary.h"
-#include "kernels/binary_ops.h"
-#include "kernels/copy.h"
-#include "kernels/factories.h"
-#include "kernels/ternary_ops.h"
-#include "kernels/type_promotion.h"
-#include "kernels/unary_ops.h"
+#include "kernels/copy/copy.h"
+#include "kernels/factory/factories.h"
+#include "kernels/pointwise/binary_ops.h"
+#include "kernels/pointwise/ternary_ops.h"
+#include "kernels/pointwise/type_promotion.h"
+#include "kernels/pointwise/unary_ops.h"
 
 using namespace npu::kernels;
 
@@ -105,34 +105,34 @@ TEST_CASE("result_type ranks dim tensors over 0-dim tensors over host scalars", 
 
 TEST_CASE("unary float ops match the standard library in float32 and float64", "[pointwise]") {
   struct Case {
-    UnaryOp op;
+    UnaryFn op;
     double (*ref)(double);
   };
   const std::vector<Case> cases = {
-      {UnaryOp::Exp, [](double x) { return std::exp(x); }},
-      {UnaryOp::Expm1, [](double x) { return std::expm1(x); }},
-      {UnaryOp::Log, [](double x) { return std::log(x); }},
-      {UnaryOp::Log1p, [](double x) { return std::log1p(x); }},
-      {UnaryOp::Log2, [](double x) { return std::log2(x); }},
-      {UnaryOp::Sqrt, [](double x) { return std::sqrt(x); }},
-      {UnaryOp::Rsqrt, [](double x) { return 1.0 / std::sqrt(x); }},
-      {UnaryOp::Sin, [](double x) { return std::sin(x); }},
-      {UnaryOp::Cos, [](double x) { return std::cos(x); }},
-      {UnaryOp::Tan, [](double x) { return std::tan(x); }},
-      {UnaryOp::Tanh, [](double x) { return std::tanh(x); }},
-      {UnaryOp::Sigmoid, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }},
-      {UnaryOp::Relu, [](double x) { return x > 0 ? x : 0.0; }},
-      {UnaryOp::Gelu, [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }},
-      {UnaryOp::GeluTanh,
+      {UnaryFn::Exp, [](double x) { return std::exp(x); }},
+      {UnaryFn::Expm1, [](double x) { return std::expm1(x); }},
+      {UnaryFn::Log, [](double x) { return std::log(x); }},
+      {UnaryFn::Log1p, [](double x) { return std::log1p(x); }},
+      {UnaryFn::Log2, [](double x) { return std::log2(x); }},
+      {UnaryFn::Sqrt, [](double x) { return std::sqrt(x); }},
+      {UnaryFn::Rsqrt, [](double x) { return 1.0 / std::sqrt(x); }},
+      {UnaryFn::Sin, [](double x) { return std::sin(x); }},
+      {UnaryFn::Cos, [](double x) { return std::cos(x); }},
+      {UnaryFn::Tan, [](double x) { return std::tan(x); }},
+      {UnaryFn::Tanh, [](double x) { return std::tanh(x); }},
+      {UnaryFn::Sigmoid, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }},
+      {UnaryFn::Relu, [](double x) { return x > 0 ? x : 0.0; }},
+      {UnaryFn::Gelu, [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }},
+      {UnaryFn::GeluTanh,
        [](double x) { return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))); }},
-      {UnaryOp::Silu, [](double x) { return x / (1.0 + std::exp(-x)); }},
-      {UnaryOp::Erf, [](double x) { return std::erf(x); }},
-      {UnaryOp::Floor, [](double x) { return std::floor(x); }},
-      {UnaryOp::Ceil, [](double x) { return std::ceil(x); }},
-      {UnaryOp::Trunc, [](double x) { return std::trunc(x); }},
-      {UnaryOp::Neg, [](double x) { return -x; }},
-      {UnaryOp::Abs, [](double x) { return std::fabs(x); }},
-      {UnaryOp::Reciprocal, [](double x) { return 1.0 / x; }},
+      {UnaryFn::Silu, [](double x) { return x / (1.0 + std::exp(-x)); }},
+      {UnaryFn::Erf, [](double x) { return std::erf(x); }},
+      {UnaryFn::Floor, [](double x) { return std::floor(x); }},
+      {UnaryFn::Ceil, [](double x) { return std::ceil(x); }},
+      {UnaryFn::Trunc, [](double x) { return std::trunc(x); }},
+      {UnaryFn::Neg, [](double x) { return -x; }},
+      {UnaryFn::Abs, [](double x) { return std::fabs(x); }},
+      {UnaryFn::Reciprocal, [](double x) { return 1.0 / x; }},
   };
   for (const Case& c : cases) {
     INFO(unary_op_name(c.op));
@@ -151,9 +151,9 @@ TEST_CASE("unary float ops match the standard library in float32 and float64", "
 
 TEST_CASE("half and bfloat16 compute in float and round once", "[pointwise]") {
   std::vector<half> h = cast_all<half>(kSample), ho(kSample.size());
-  unary(UnaryOp::Exp, view_of(ho, DType::Float16, {12}), view_of(h, DType::Float16, {12}));
+  unary(UnaryFn::Exp, view_of(ho, DType::Float16, {12}), view_of(h, DType::Float16, {12}));
   std::vector<bfloat16> b = cast_all<bfloat16>(kSample), bo(kSample.size());
-  unary(UnaryOp::Tanh, view_of(bo, DType::BFloat16, {12}), view_of(b, DType::BFloat16, {12}));
+  unary(UnaryFn::Tanh, view_of(bo, DType::BFloat16, {12}), view_of(b, DType::BFloat16, {12}));
   for (std::size_t i = 0; i < kSample.size(); ++i) {
     CHECK(static_cast<float>(ho[i]) == static_cast<float>(half(std::exp(static_cast<float>(h[i])))));
     CHECK(static_cast<float>(bo[i]) == static_cast<float>(bfloat16(std::tanh(static_cast<float>(b[i])))));
@@ -164,55 +164,55 @@ TEST_CASE("unary special values follow PyTorch CPU", "[pointwise]") {
   std::vector<double> x = {kNaN, 0.5, 1.5, 2.5, -0.5, -2.5, kInf, -kInf}, y(8);
   const TensorView in = view_of(x, DType::Float64, {8}), out = view_of(y, DType::Float64, {8});
 
-  unary(UnaryOp::Round, out, in);  // half to even
+  unary(UnaryFn::Round, out, in);  // half to even
   CHECK(std::isnan(y[0]));
   CHECK((y[1] == 0.0 && y[2] == 2.0 && y[3] == 2.0 && y[4] == 0.0 && std::signbit(y[4]) && y[5] == -2.0));
 
-  unary(UnaryOp::Sign, out, in);  // sign(NaN) is 0 on CPU
+  unary(UnaryFn::Sign, out, in);  // sign(NaN) is 0 on CPU
   CHECK(y == std::vector<double>{0, 1, 1, 1, -1, -1, 1, -1});
 
-  unary(UnaryOp::Relu, out, in);  // NaN passes through
+  unary(UnaryFn::Relu, out, in);  // NaN passes through
   CHECK(std::isnan(y[0]));
   CHECK(y[4] == 0.0);
 
-  unary(UnaryOp::NanToNum, out, in);
+  unary(UnaryFn::NanToNum, out, in);
   CHECK((y[0] == 0.0 && y[6] == DBL_MAX && y[7] == -DBL_MAX && y[1] == 0.5));
   UnaryParams p;
   p.nan = 7;
   p.posinf = 100;
-  unary(UnaryOp::NanToNum, out, in, p);
+  unary(UnaryFn::NanToNum, out, in, p);
   CHECK((y[0] == 7 && y[6] == 100 && y[7] == -DBL_MAX));
 
   std::vector<half> h = {half(NAN), half(INFINITY), half(-INFINITY)}, ho(3);
-  unary(UnaryOp::NanToNum, view_of(ho, DType::Float16, {3}), view_of(h, DType::Float16, {3}));
+  unary(UnaryFn::NanToNum, view_of(ho, DType::Float16, {3}), view_of(h, DType::Float16, {3}));
   CHECK((static_cast<float>(ho[1]) == 65504.0f && static_cast<float>(ho[2]) == -65504.0f));
 
   std::vector<uint8_t> f(8);
-  unary(UnaryOp::IsNan, TensorView{f.data(), DType::Bool, {8}, {1}}, in);
+  unary(UnaryFn::IsNan, TensorView{f.data(), DType::Bool, {8}, {1}}, in);
   CHECK(f == std::vector<uint8_t>{1, 0, 0, 0, 0, 0, 0, 0});
-  unary(UnaryOp::IsInf, TensorView{f.data(), DType::Bool, {8}, {1}}, in);
+  unary(UnaryFn::IsInf, TensorView{f.data(), DType::Bool, {8}, {1}}, in);
   CHECK(f == std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 1, 1});
 }
 
 TEST_CASE("abs of -0.0 is +0.0 in every floating dtype; relu keeps -0.0", "[pointwise]") {
   std::vector<double> d = {-0.0, 0.0, -2.5}, dout(3);
-  unary(UnaryOp::Abs, TensorView{dout.data(), DType::Float64, {3}, {1}}, TensorView{d.data(), DType::Float64, {3}, {1}});
+  unary(UnaryFn::Abs, TensorView{dout.data(), DType::Float64, {3}, {1}}, TensorView{d.data(), DType::Float64, {3}, {1}});
   for (const double v : dout) CHECK(!std::signbit(v));
   CHECK(dout[2] == 2.5);
   // relu is clamp_min(x, 0), as on PyTorch CPU: -0.0 is not below 0 and stays.
-  unary(UnaryOp::Relu, TensorView{dout.data(), DType::Float64, {3}, {1}}, TensorView{d.data(), DType::Float64, {3}, {1}});
+  unary(UnaryFn::Relu, TensorView{dout.data(), DType::Float64, {3}, {1}}, TensorView{d.data(), DType::Float64, {3}, {1}});
   CHECK((std::signbit(dout[0]) && !std::signbit(dout[1]) && dout[2] == 0.0 && !std::signbit(dout[2])));
 
   std::vector<float> f = {-0.0f, -1.0f}, fout(2);
-  unary(UnaryOp::Abs, TensorView{fout.data(), DType::Float32, {2}, {1}}, TensorView{f.data(), DType::Float32, {2}, {1}});
+  unary(UnaryFn::Abs, TensorView{fout.data(), DType::Float32, {2}, {1}}, TensorView{f.data(), DType::Float32, {2}, {1}});
   CHECK(!std::signbit(fout[0]));
   CHECK(fout[1] == 1.0f);
 
   std::vector<half> h = {half(-0.0f)}, hout(1);
-  unary(UnaryOp::Abs, TensorView{hout.data(), DType::Float16, {1}, {1}}, TensorView{h.data(), DType::Float16, {1}, {1}});
+  unary(UnaryFn::Abs, TensorView{hout.data(), DType::Float16, {1}, {1}}, TensorView{h.data(), DType::Float16, {1}, {1}});
   CHECK(!std::signbit(static_cast<float>(hout[0])));
   std::vector<bfloat16> b = {bfloat16(-0.0f)}, bout(1);
-  unary(UnaryOp::Abs, TensorView{bout.data(), DType::BFloat16, {1}, {1}}, TensorView{b.data(), DType::BFloat16, {1}, {1}});
+  unary(UnaryFn::Abs, TensorView{bout.data(), DType::BFloat16, {1}, {1}}, TensorView{b.data(), DType::BFloat16, {1}, {1}});
   CHECK(!std::signbit(static_cast<float>(bout[0])));
 }
 
@@ -220,52 +220,52 @@ TEST_CASE("round with decimals scales by powers of ten", "[pointwise]") {
   std::vector<float> x = {1.2345f, 0.0025f, 125.0f, 1e30f}, y(4);
   UnaryParams p;
   p.decimals = 2;
-  unary(UnaryOp::RoundDecimals, view_of(y, DType::Float32, {4}), view_of(x, DType::Float32, {4}), p);
+  unary(UnaryFn::RoundDecimals, view_of(y, DType::Float32, {4}), view_of(x, DType::Float32, {4}), p);
   for (int i = 0; i < 4; ++i) CHECK(y[i] == std::nearbyint(x[i] * 100.0f) / 100.0f);
   std::vector<double> a = {1234.5, 125.0}, b(2);
   p.decimals = -1;
-  unary(UnaryOp::RoundDecimals, view_of(b, DType::Float64, {2}), view_of(a, DType::Float64, {2}), p);
+  unary(UnaryFn::RoundDecimals, view_of(b, DType::Float64, {2}), view_of(a, DType::Float64, {2}), p);
   CHECK(b == std::vector<double>{1230.0, 120.0});
 }
 
 TEST_CASE("unary integer and bool semantics", "[pointwise]") {
   std::vector<int8_t> x = {-128, -3, 0, 5, 127}, y(5);
   const TensorView in = view_of(x, DType::Int8, {5}), out = view_of(y, DType::Int8, {5});
-  unary(UnaryOp::Abs, out, in);
+  unary(UnaryFn::Abs, out, in);
   CHECK(y == std::vector<int8_t>{-128, 3, 0, 5, 127});  // wraps like two's complement
-  unary(UnaryOp::Neg, out, in);
+  unary(UnaryFn::Neg, out, in);
   CHECK(y == std::vector<int8_t>{-128, 3, 0, -5, -127});
-  unary(UnaryOp::Sign, out, in);
+  unary(UnaryFn::Sign, out, in);
   CHECK(y == std::vector<int8_t>{-1, -1, 0, 1, 1});
-  unary(UnaryOp::BitwiseNot, out, in);
+  unary(UnaryFn::BitwiseNot, out, in);
   CHECK(y == std::vector<int8_t>{127, 2, -1, -6, -128});
-  unary(UnaryOp::Floor, out, in);
+  unary(UnaryFn::Floor, out, in);
   CHECK(y == x);
 
   // Transcendental ops on integers produce the default float dtype.
-  CHECK(unary_result_dtype(UnaryOp::Exp, DType::Int32, DType::Float32) == DType::Float32);
-  CHECK(unary_result_dtype(UnaryOp::Sqrt, DType::Bool, DType::Float64) == DType::Float64);
+  CHECK(unary_result_dtype(UnaryFn::Exp, DType::Int32, DType::Float32) == DType::Float32);
+  CHECK(unary_result_dtype(UnaryFn::Sqrt, DType::Bool, DType::Float64) == DType::Float64);
   std::vector<float> f(5);
-  unary(UnaryOp::Exp, view_of(f, DType::Float32, {5}), in);
+  unary(UnaryFn::Exp, view_of(f, DType::Float32, {5}), in);
   for (int i = 0; i < 5; ++i) CHECK(f[i] == std::exp(static_cast<float>(x[i])));
 
   std::vector<uint8_t> l(5);
-  unary(UnaryOp::LogicalNot, TensorView{l.data(), DType::Bool, {5}, {1}}, in);
+  unary(UnaryFn::LogicalNot, TensorView{l.data(), DType::Bool, {5}, {1}}, in);
   CHECK(l == std::vector<uint8_t>{0, 0, 1, 0, 0});
   // And written into a float output, as logical_not(out=float) does.
-  unary(UnaryOp::LogicalNot, view_of(f, DType::Float32, {5}), in);
+  unary(UnaryFn::LogicalNot, view_of(f, DType::Float32, {5}), in);
   CHECK(f == std::vector<float>{0, 0, 1, 0, 0});
 }
 
 TEST_CASE("unary complex64: abs is real, exp/log/sqrt follow std::complex", "[pointwise]") {
   std::vector<complex64> z = {{3, 4}, {-1, 0.5f}, {0, -2}}, w(3);
   std::vector<float> r(3);
-  CHECK(unary_result_dtype(UnaryOp::Abs, DType::Complex64, DType::Complex64) == DType::Float32);
-  unary(UnaryOp::Abs, view_of(r, DType::Float32, {3}), view_of(z, DType::Complex64, {3}));
+  CHECK(unary_result_dtype(UnaryFn::Abs, DType::Complex64, DType::Complex64) == DType::Float32);
+  unary(UnaryFn::Abs, view_of(r, DType::Float32, {3}), view_of(z, DType::Complex64, {3}));
   CHECK(r[0] == 5.0f);
-  unary(UnaryOp::Exp, view_of(w, DType::Complex64, {3}), view_of(z, DType::Complex64, {3}));
+  unary(UnaryFn::Exp, view_of(w, DType::Complex64, {3}), view_of(z, DType::Complex64, {3}));
   for (int i = 0; i < 3; ++i) CHECK(w[i] == std::exp(z[i]));
-  unary(UnaryOp::Sqrt, view_of(w, DType::Complex64, {3}), view_of(z, DType::Complex64, {3}));
+  unary(UnaryFn::Sqrt, view_of(w, DType::Complex64, {3}), view_of(z, DType::Complex64, {3}));
   for (int i = 0; i < 3; ++i) CHECK(w[i] == std::sqrt(z[i]));
 }
 
@@ -273,19 +273,19 @@ TEST_CASE("unary handles strided views, 0-size and multi-threaded sizes", "[poin
   // A transposed 3x4 input written into every other element of the output.
   std::vector<float> x(12), y(24, -1.0f);
   std::iota(x.begin(), x.end(), 0.0f);
-  unary(UnaryOp::Sqrt, view_of(y, DType::Float32, {4, 3}, {6, 2}), view_of(x, DType::Float32, {4, 3}, {1, 4}));
+  unary(UnaryFn::Sqrt, view_of(y, DType::Float32, {4, 3}, {6, 2}), view_of(x, DType::Float32, {4, 3}, {1, 4}));
   for (int i = 0; i < 4; ++i) {
     for (int j = 0; j < 3; ++j) CHECK(y[i * 6 + j * 2] == std::sqrt(x[j * 4 + i]));
   }
   CHECK(y[1] == -1.0f);
 
   std::vector<float> e;
-  unary(UnaryOp::Exp, view_of(e, DType::Float32, {0, 3}), view_of(e, DType::Float32, {0, 3}));
+  unary(UnaryFn::Exp, view_of(e, DType::Float32, {0, 3}), view_of(e, DType::Float32, {0, 3}));
 
   const int n = 300000;
   std::vector<double> big(n), out(n);
   for (int i = 0; i < n; ++i) big[i] = std::sin(i) * 10;
-  unary(UnaryOp::Sigmoid, view_of(out, DType::Float64, {n}), view_of(big, DType::Float64, {n}));
+  unary(UnaryFn::Sigmoid, view_of(out, DType::Float64, {n}), view_of(big, DType::Float64, {n}));
   for (int i = 0; i < n; i += 997) CHECK(out[i] == 1.0 / (1.0 + std::exp(-big[i])));
 }
 
@@ -293,15 +293,15 @@ TEST_CASE("unary rejects dtypes PyTorch CPU rejects, naming op and dtype", "[poi
   std::vector<int32_t> x(2), y(2);
   std::vector<float> f(2);
   const std::string msg = message_of([&] {
-    unary(UnaryOp::Gelu, view_of(y, DType::Int32, {2}), view_of(x, DType::Int32, {2}));
+    unary(UnaryFn::Gelu, view_of(y, DType::Int32, {2}), view_of(x, DType::Int32, {2}));
   });
   CHECK(msg.find("gelu") != std::string::npos);
   CHECK(msg.find("int32") != std::string::npos);
-  CHECK_THROWS_AS(unary(UnaryOp::BitwiseNot, view_of(f, DType::Float32, {2}), view_of(f, DType::Float32, {2})),
+  CHECK_THROWS_AS(unary(UnaryFn::BitwiseNot, view_of(f, DType::Float32, {2}), view_of(f, DType::Float32, {2})),
                   KernelError);
-  CHECK_THROWS_AS(unary_result_dtype(UnaryOp::Sin, DType::Complex64, DType::Complex64), KernelError);
-  CHECK_THROWS_AS(unary_result_dtype(UnaryOp::Neg, DType::Bool, DType::Bool), KernelError);
-  CHECK_THROWS_AS(unary(UnaryOp::Neg, view_of(f, DType::Float32, {1}), view_of(f, DType::Float32, {2})),
+  CHECK_THROWS_AS(unary_result_dtype(UnaryFn::Sin, DType::Complex64, DType::Complex64), KernelError);
+  CHECK_THROWS_AS(unary_result_dtype(UnaryFn::Neg, DType::Bool, DType::Bool), KernelError);
+  CHECK_THROWS_AS(unary(UnaryFn::Neg, view_of(f, DType::Float32, {1}), view_of(f, DType::Float32, {2})),
                   KernelError);
 }
 
@@ -311,17 +311,17 @@ TEST_CASE("binary float arithmetic broadcasts against a reference loop", "[point
   // a: [2,1,3], b: [4,1] -> [2,4,3]
   std::vector<double> a = {1.5, -2, 3, 0.25, 5, -6}, b = {2, -0.5, 3, 0};
   struct Case {
-    BinaryOp op;
+    BinaryFn op;
     double (*ref)(double, double);
   };
   const std::vector<Case> cases = {
-      {BinaryOp::Sub, [](double x, double y) { return x - 2 * y; }},  // alpha = 2
-      {BinaryOp::Mul, [](double x, double y) { return x * y; }},
-      {BinaryOp::Div, [](double x, double y) { return x / y; }},
-      {BinaryOp::Atan2, [](double x, double y) { return std::atan2(x, y); }},
-      {BinaryOp::Pow, [](double x, double y) { return std::pow(x, y); }},
-      {BinaryOp::Fmod, [](double x, double y) { return std::fmod(x, y); }},
-      {BinaryOp::Maximum, [](double x, double y) { return std::max(x, y); }},
+      {BinaryFn::Sub, [](double x, double y) { return x - 2 * y; }},  // alpha = 2
+      {BinaryFn::Mul, [](double x, double y) { return x * y; }},
+      {BinaryFn::Div, [](double x, double y) { return x / y; }},
+      {BinaryFn::Atan2, [](double x, double y) { return std::atan2(x, y); }},
+      {BinaryFn::Pow, [](double x, double y) { return std::pow(x, y); }},
+      {BinaryFn::Fmod, [](double x, double y) { return std::fmod(x, y); }},
+      {BinaryFn::Maximum, [](double x, double y) { return std::max(x, y); }},
   };
   for (const Case& c : cases) {
     INFO(binary_op_name(c.op));
@@ -341,24 +341,24 @@ TEST_CASE("integer division and modulo follow Python, dividing by zero throws", 
   const TensorView va = view_of(a, DType::Int32, {6}), vb = view_of(b, DType::Int32, {6}),
                    vo = view_of(out, DType::Int32, {6});
   auto py_floordiv = [](int64_t x, int64_t y) { return static_cast<int64_t>(std::floor(double(x) / double(y))); };
-  binary(BinaryOp::DivFloor, vo, va, vb);
+  binary(BinaryFn::DivFloor, vo, va, vb);
   for (int i = 0; i < 6; ++i) CHECK(out[i] == static_cast<int32_t>(py_floordiv(a[i], b[i])));
-  binary(BinaryOp::DivTrunc, vo, va, vb);
+  binary(BinaryFn::DivTrunc, vo, va, vb);
   for (int i = 0; i < 6; ++i) CHECK(out[i] == static_cast<int32_t>(std::trunc(double(a[i]) / double(b[i]))));
-  binary(BinaryOp::Remainder, vo, va, vb);
+  binary(BinaryFn::Remainder, vo, va, vb);
   for (int i = 0; i < 6; ++i) {
     CHECK(out[i] == static_cast<int32_t>(int64_t(a[i]) - int64_t(b[i]) * py_floordiv(a[i], b[i])));
   }
-  binary(BinaryOp::Fmod, vo, va, vb);
+  binary(BinaryFn::Fmod, vo, va, vb);
   for (int i = 0; i < 6; ++i) CHECK(out[i] == static_cast<int32_t>(std::fmod(double(a[i]), double(b[i]))));
 
   b[5] = 0;
-  for (BinaryOp op : {BinaryOp::DivFloor, BinaryOp::DivTrunc, BinaryOp::Remainder, BinaryOp::Fmod}) {
+  for (BinaryFn op : {BinaryFn::DivFloor, BinaryFn::DivTrunc, BinaryFn::Remainder, BinaryFn::Fmod}) {
     CHECK(message_of([&] { binary(op, vo, va, vb); }) == "ZeroDivisionError");
   }
   // True division of integers is a float division: no error, IEEE results.
   std::vector<float> f(6);
-  binary(BinaryOp::Div, view_of(f, DType::Float32, {6}), va, vb);
+  binary(BinaryFn::Div, view_of(f, DType::Float32, {6}), va, vb);
   CHECK(f[1] == -3.5f);
   CHECK(std::isnan(f[5]));
 }
@@ -366,13 +366,13 @@ TEST_CASE("integer division and modulo follow Python, dividing by zero throws", 
 TEST_CASE("floating floor division and remainder match Python's float semantics", "[pointwise]") {
   std::vector<double> a = {5.0, -7.0, 7.0, 1.0, -1.0, -7.0, 7.0}, b = {0.1, 2.0, 0.0, kInf, kInf, 3.0, -kInf},
                       out(7);
-  binary(BinaryOp::DivFloor, view_of(out, DType::Float64, {7}), view_of(a, DType::Float64, {7}),
+  binary(BinaryFn::DivFloor, view_of(out, DType::Float64, {7}), view_of(a, DType::Float64, {7}),
          view_of(b, DType::Float64, {7}));
   CHECK(out[0] == 49.0);  // 0.1 is a little more than a tenth
   CHECK(out[1] == -4.0);
   CHECK(out[2] == kInf);
   CHECK((out[3] == 0.0 && out[4] == -1.0));
-  binary(BinaryOp::Remainder, view_of(out, DType::Float64, {7}), view_of(a, DType::Float64, {7}),
+  binary(BinaryFn::Remainder, view_of(out, DType::Float64, {7}), view_of(a, DType::Float64, {7}),
          view_of(b, DType::Float64, {7}));
   CHECK(out[5] == 2.0);
   CHECK(out[4] == kInf);
@@ -381,35 +381,35 @@ TEST_CASE("floating floor division and remainder match Python's float semantics"
 
 TEST_CASE("pow: integer powers, negative exponents and scalar shortcuts", "[pointwise]") {
   std::vector<int64_t> base = {2, 1, -1, 3, 2}, ex = {10, -1, -3, 0, -2}, out(5);
-  binary(BinaryOp::Pow, view_of(out, DType::Int64, {5}), view_of(base, DType::Int64, {5}),
+  binary(BinaryFn::Pow, view_of(out, DType::Int64, {5}), view_of(base, DType::Int64, {5}),
          view_of(ex, DType::Int64, {5}));
   CHECK(out == std::vector<int64_t>{1024, 1, -1, 1, 0});
-  CHECK_THROWS_WITH(binary(BinaryOp::Pow, view_of(out, DType::Int64, {5}), view_of(base, DType::Int64, {5}),
+  CHECK_THROWS_WITH(binary(BinaryFn::Pow, view_of(out, DType::Int64, {5}), view_of(base, DType::Int64, {5}),
                            Scalar::from_int(-1)),
                     Catch::Contains("negative integer powers"));
 
   std::vector<double> x = {0.0, -0.0, 4.0, -kInf, 1.7}, y(5);
-  binary(BinaryOp::Pow, view_of(y, DType::Float64, {5}), view_of(x, DType::Float64, {5}), Scalar::from_double(0.5));
+  binary(BinaryFn::Pow, view_of(y, DType::Float64, {5}), view_of(x, DType::Float64, {5}), Scalar::from_double(0.5));
   CHECK((y[0] == 0.0 && std::signbit(y[1]) && y[2] == 2.0 && std::isnan(y[3])));  // sqrt, not pow
-  binary(BinaryOp::Pow, view_of(y, DType::Float64, {5}), view_of(x, DType::Float64, {5}), Scalar::from_double(3.0));
+  binary(BinaryFn::Pow, view_of(y, DType::Float64, {5}), view_of(x, DType::Float64, {5}), Scalar::from_double(3.0));
   CHECK(y[4] == 1.7 * 1.7 * 1.7);
   // A scalar base with a tensor exponent promotes to float.
   std::vector<int32_t> e = {1, 2, 3};
   std::vector<float> r(3);
-  binary(BinaryOp::Pow, view_of(r, DType::Float32, {3}), Scalar::from_double(2.5), view_of(e, DType::Int32, {3}));
+  binary(BinaryFn::Pow, view_of(r, DType::Float32, {3}), Scalar::from_double(2.5), view_of(e, DType::Int32, {3}));
   CHECK(r == std::vector<float>{2.5f, std::pow(2.5f, 2.0f), std::pow(2.5f, 3.0f)});
 }
 
 TEST_CASE("maximum/minimum propagate NaN; bool and integers work", "[pointwise]") {
   std::vector<float> a = {NAN, 1, 3}, b = {2, NAN, -1}, out(3);
-  binary(BinaryOp::Maximum, view_of(out, DType::Float32, {3}), view_of(a, DType::Float32, {3}),
+  binary(BinaryFn::Maximum, view_of(out, DType::Float32, {3}), view_of(a, DType::Float32, {3}),
          view_of(b, DType::Float32, {3}));
   CHECK((std::isnan(out[0]) && std::isnan(out[1]) && out[2] == 3));
-  binary(BinaryOp::Minimum, view_of(out, DType::Float32, {3}), view_of(a, DType::Float32, {3}),
+  binary(BinaryFn::Minimum, view_of(out, DType::Float32, {3}), view_of(a, DType::Float32, {3}),
          view_of(b, DType::Float32, {3}));
   CHECK(out[2] == -1);
   std::vector<uint8_t> p = {1, 0, 1}, q = {0, 0, 1}, r(3);
-  binary(BinaryOp::Maximum, TensorView{r.data(), DType::Bool, {3}, {1}}, TensorView{p.data(), DType::Bool, {3}, {1}},
+  binary(BinaryFn::Maximum, TensorView{r.data(), DType::Bool, {3}, {1}}, TensorView{p.data(), DType::Bool, {3}, {1}},
          TensorView{q.data(), DType::Bool, {3}, {1}});
   CHECK(r == std::vector<uint8_t>{1, 0, 1});
 }
@@ -419,40 +419,40 @@ TEST_CASE("comparisons promote mixed operands and produce bool", "[pointwise]") 
   std::vector<float> b = {1.5f, 2.0f, 2.5f};
   std::vector<uint8_t> out(3);
   const TensorView vo{out.data(), DType::Bool, {3}, {1}};
-  CHECK(binary_result_dtype(BinaryOp::Lt, view_of(a, DType::Int8, {3}), view_of(b, DType::Float32, {3}),
+  CHECK(binary_result_dtype(BinaryFn::Lt, view_of(a, DType::Int8, {3}), view_of(b, DType::Float32, {3}),
                             DType::Bool) == DType::Bool);
-  binary(BinaryOp::Lt, vo, view_of(a, DType::Int8, {3}), view_of(b, DType::Float32, {3}));
+  binary(BinaryFn::Lt, vo, view_of(a, DType::Int8, {3}), view_of(b, DType::Float32, {3}));
   CHECK(out == std::vector<uint8_t>{1, 0, 0});
-  binary(BinaryOp::Eq, vo, view_of(a, DType::Int8, {3}), Scalar::from_double(2.0));
+  binary(BinaryFn::Eq, vo, view_of(a, DType::Int8, {3}), Scalar::from_double(2.0));
   CHECK(out == std::vector<uint8_t>{0, 1, 0});
-  binary(BinaryOp::Ge, vo, view_of(b, DType::Float32, {3}), Scalar::from_int(2));
+  binary(BinaryFn::Ge, vo, view_of(b, DType::Float32, {3}), Scalar::from_int(2));
   CHECK(out == std::vector<uint8_t>{0, 1, 1});
   // A host scalar of the same category is converted to the tensor's dtype: 257 -> int8 1.
-  binary(BinaryOp::Eq, vo, view_of(a, DType::Int8, {3}), Scalar::from_int(257));
+  binary(BinaryFn::Eq, vo, view_of(a, DType::Int8, {3}), Scalar::from_int(257));
   CHECK(out == std::vector<uint8_t>{1, 0, 0});
   std::vector<complex64> z = {{1, 2}, {3, 0}, {0, 0}};
-  binary(BinaryOp::Ne, vo, view_of(z, DType::Complex64, {3}), Scalar::from_int(3));
+  binary(BinaryFn::Ne, vo, view_of(z, DType::Complex64, {3}), Scalar::from_int(3));
   CHECK(out == std::vector<uint8_t>{1, 0, 1});
-  CHECK_THROWS_AS(binary(BinaryOp::Lt, vo, view_of(z, DType::Complex64, {3}), Scalar::from_int(3)), KernelError);
+  CHECK_THROWS_AS(binary(BinaryFn::Lt, vo, view_of(z, DType::Complex64, {3}), Scalar::from_int(3)), KernelError);
 }
 
 TEST_CASE("host scalars promote like Python numbers", "[pointwise]") {
   std::vector<int8_t> a = {1, 2, 100}, out(3);
-  binary(BinaryOp::Add, view_of(out, DType::Int8, {3}), view_of(a, DType::Int8, {3}), Scalar::from_int(300),
+  binary(BinaryFn::Add, view_of(out, DType::Int8, {3}), view_of(a, DType::Int8, {3}), Scalar::from_int(300),
          Scalar::from_int(1));
   CHECK(out == std::vector<int8_t>{45, 46, static_cast<int8_t>(144)});  // 300 wraps to 44 in int8
-  CHECK(binary_result_dtype(BinaryOp::Mul, view_of(a, DType::Int8, {3}), Scalar::from_double(2.5), DType::Float32) ==
+  CHECK(binary_result_dtype(BinaryFn::Mul, view_of(a, DType::Int8, {3}), Scalar::from_double(2.5), DType::Float32) ==
         DType::Float32);
   std::vector<float> f(3);
-  binary(BinaryOp::Mul, view_of(f, DType::Float32, {3}), view_of(a, DType::Int8, {3}), Scalar::from_double(2.5));
+  binary(BinaryFn::Mul, view_of(f, DType::Float32, {3}), view_of(a, DType::Int8, {3}), Scalar::from_double(2.5));
   CHECK(f == std::vector<float>{2.5f, 5.0f, 250.0f});
 
   // half * 0.1: PyTorch keeps the scalar in float; half + 0.1 rounds it to half first.
   std::vector<half> h = {half(0.7f), half(3.3f), half(-1.9f)}, ho(3);
-  binary(BinaryOp::Mul, view_of(ho, DType::Float16, {3}), view_of(h, DType::Float16, {3}), Scalar::from_double(0.1));
+  binary(BinaryFn::Mul, view_of(ho, DType::Float16, {3}), view_of(h, DType::Float16, {3}), Scalar::from_double(0.1));
   auto fl = [](half v) { return static_cast<float>(v); };
   for (int i = 0; i < 3; ++i) CHECK(fl(ho[i]) == fl(half(fl(h[i]) * 0.1f)));
-  binary(BinaryOp::Add, view_of(ho, DType::Float16, {3}), view_of(h, DType::Float16, {3}), Scalar::from_double(0.1),
+  binary(BinaryFn::Add, view_of(ho, DType::Float16, {3}), view_of(h, DType::Float16, {3}), Scalar::from_double(0.1),
          Scalar::from_int(1));
   for (int i = 0; i < 3; ++i) {
     CHECK(fl(ho[i]) == fl(half(fl(h[i]) + fl(half(0.1f)))));
@@ -463,7 +463,7 @@ TEST_CASE("the result is computed in the common dtype, then cast into out", "[po
   // float16 + float16 written to float32 is rounded to half first, as PyTorch does.
   std::vector<half> a = {half(1.0f)}, b = {half(0.0004f)};
   std::vector<float> out(1);
-  binary(BinaryOp::Add, view_of(out, DType::Float32, {1}), view_of(a, DType::Float16, {1}),
+  binary(BinaryFn::Add, view_of(out, DType::Float32, {1}), view_of(a, DType::Float16, {1}),
          view_of(b, DType::Float16, {1}));
   CHECK(out[0] == static_cast<float>(half(1.0f + static_cast<float>(b[0]))));
   CHECK(out[0] == 1.0f);
@@ -473,29 +473,29 @@ TEST_CASE("bitwise, shift and logical ops", "[pointwise]") {
   std::vector<int8_t> a = {1, 2, -128, 64, -1, 1}, s = {7, 8, 7, 8, 100, -1}, out(6);
   const TensorView va = view_of(a, DType::Int8, {6}), vs = view_of(s, DType::Int8, {6}),
                    vo = view_of(out, DType::Int8, {6});
-  binary(BinaryOp::LeftShift, vo, va, vs);
+  binary(BinaryFn::LeftShift, vo, va, vs);
   CHECK(out == std::vector<int8_t>{-128, 0, 0, 0, 0, 0});
-  binary(BinaryOp::RightShift, vo, va, vs);
+  binary(BinaryFn::RightShift, vo, va, vs);
   CHECK(out == std::vector<int8_t>{0, 0, -1, 0, -1, 0});
-  binary(BinaryOp::BitwiseXor, vo, va, vs);
+  binary(BinaryFn::BitwiseXor, vo, va, vs);
   for (int i = 0; i < 6; ++i) CHECK(out[i] == static_cast<int8_t>(a[i] ^ s[i]));
-  CHECK_THROWS_AS(binary(BinaryOp::BitwiseAnd, vo, va, Scalar::from_double(1.5)), KernelError);
+  CHECK_THROWS_AS(binary(BinaryFn::BitwiseAnd, vo, va, Scalar::from_double(1.5)), KernelError);
 
   std::vector<float> x = {0.3f, 0.0f, -2.0f, 0.0f};
   std::vector<int64_t> y = {2, 5, 0, 0};
   std::vector<uint8_t> r(4);
   const TensorView vr{r.data(), DType::Bool, {4}, {1}};
-  binary(BinaryOp::LogicalAnd, vr, view_of(x, DType::Float32, {4}), view_of(y, DType::Int64, {4}));
+  binary(BinaryFn::LogicalAnd, vr, view_of(x, DType::Float32, {4}), view_of(y, DType::Int64, {4}));
   CHECK(r == std::vector<uint8_t>{1, 0, 0, 0});
-  binary(BinaryOp::LogicalOr, vr, view_of(x, DType::Float32, {4}), view_of(y, DType::Int64, {4}));
+  binary(BinaryFn::LogicalOr, vr, view_of(x, DType::Float32, {4}), view_of(y, DType::Int64, {4}));
   CHECK(r == std::vector<uint8_t>{1, 1, 1, 0});
-  binary(BinaryOp::LogicalXor, vr, view_of(x, DType::Float32, {4}), view_of(y, DType::Int64, {4}));
+  binary(BinaryFn::LogicalXor, vr, view_of(x, DType::Float32, {4}), view_of(y, DType::Int64, {4}));
   CHECK(r == std::vector<uint8_t>{0, 1, 1, 0});
 }
 
 TEST_CASE("binary over every supported dtype against a double reference", "[pointwise]") {
   const std::vector<double> av = {1, 2, 3, 4, 5, 6}, bv = {1, 3, 2, 5, 4, 6};
-  auto run_as = [&](DType dt, BinaryOp op) {
+  auto run_as = [&](DType dt, BinaryFn op) {
     std::vector<unsigned char> a(48), b(48), o(48);
     std::vector<double> ad(av), bd(bv), od(6);
     copy(TensorView{a.data(), dt, {6}, {1}}, view_of(ad, DType::Float64, {6}));
@@ -508,8 +508,8 @@ TEST_CASE("binary over every supported dtype against a double reference", "[poin
   for (DType dt : {DType::UInt8, DType::Int8, DType::Int16, DType::Int32, DType::Int64, DType::Float16,
                    DType::BFloat16, DType::Float32, DType::Float64}) {
     INFO(npu::model::dtype_name(dt));
-    const auto sum = run_as(dt, BinaryOp::Add), prod = run_as(dt, BinaryOp::Mul), mx = run_as(dt, BinaryOp::Maximum),
-               rem = run_as(dt, BinaryOp::Remainder);
+    const auto sum = run_as(dt, BinaryFn::Add), prod = run_as(dt, BinaryFn::Mul), mx = run_as(dt, BinaryFn::Maximum),
+               rem = run_as(dt, BinaryFn::Remainder);
     for (int i = 0; i < 6; ++i) {
       CHECK(sum[i] == av[i] + bv[i]);
       CHECK(prod[i] == av[i] * bv[i]);
@@ -525,7 +525,7 @@ TEST_CASE("binary large strided inputs split across threads", "[pointwise]") {
   for (int i = 0; i < rows * cols; ++i) a[i] = static_cast<float>(i % 1000) * 0.5f;
   for (int j = 0; j < cols; ++j) b[j] = static_cast<float>(j) - 100.0f;
   // a read transposed ([cols, rows] viewed as [rows, cols]) plus a broadcast row.
-  binary(BinaryOp::Sub, view_of(out, DType::Float32, {cols, rows}), view_of(a, DType::Float32, {cols, rows}, {1, cols}),
+  binary(BinaryFn::Sub, view_of(out, DType::Float32, {cols, rows}), view_of(a, DType::Float32, {cols, rows}, {1, cols}),
          view_of(b, DType::Float32, {cols, 1}), Scalar::from_int(1));
   for (int j = 0; j < cols; j += 7) {
     for (int i = 0; i < rows; i += 13) CHECK(out[j * rows + i] == a[i * cols + j] - b[j]);
@@ -535,17 +535,17 @@ TEST_CASE("binary large strided inputs split across threads", "[pointwise]") {
 TEST_CASE("binary error cases", "[pointwise]") {
   std::vector<uint8_t> p(2), q(2), r(2);
   const TensorView vb{p.data(), DType::Bool, {2}, {1}};
-  CHECK_THROWS_WITH(binary(BinaryOp::Sub, TensorView{r.data(), DType::Bool, {2}, {1}}, vb, vb),
+  CHECK_THROWS_WITH(binary(BinaryFn::Sub, TensorView{r.data(), DType::Bool, {2}, {1}}, vb, vb),
                     Catch::Contains("sub") && Catch::Contains("bool"));
   std::vector<int32_t> i(2);
-  CHECK_THROWS_WITH(binary(BinaryOp::Add, view_of(i, DType::Int32, {2}), view_of(i, DType::Int32, {2}),
+  CHECK_THROWS_WITH(binary(BinaryFn::Add, view_of(i, DType::Int32, {2}), view_of(i, DType::Int32, {2}),
                            view_of(i, DType::Int32, {2}), Scalar::from_double(0.5)),
                     Catch::Contains("alpha"));
   std::vector<float> f(3);
-  CHECK_THROWS_AS(binary(BinaryOp::Mul, view_of(f, DType::Float32, {3}), view_of(f, DType::Float32, {3}),
+  CHECK_THROWS_AS(binary(BinaryFn::Mul, view_of(f, DType::Float32, {3}), view_of(f, DType::Float32, {3}),
                          view_of(f, DType::Float32, {2})),
                   KernelError);
-  CHECK_THROWS_AS(binary(BinaryOp::Remainder, view_of(f, DType::Float32, {3}), view_of(f, DType::Float32, {3}),
+  CHECK_THROWS_AS(binary(BinaryFn::Remainder, view_of(f, DType::Float32, {3}), view_of(f, DType::Float32, {3}),
                          Scalar::from_raw(&f[0], DType::Complex64)),
                   KernelError);
 }
@@ -556,11 +556,11 @@ TEST_CASE("where selects with a broadcast condition and promotes the branches", 
   std::vector<uint8_t> cond = {1, 0, 1};
   std::vector<int8_t> a = {10, 20};  // [2,1]
   std::vector<float> out(6);
-  ternary(TernaryOp::Where, view_of(out, DType::Float32, {2, 3}), TensorView{cond.data(), DType::UInt8, {3}, {1}},
+  ternary(TernaryFn::Where, view_of(out, DType::Float32, {2, 3}), TensorView{cond.data(), DType::UInt8, {3}, {1}},
           view_of(a, DType::Int8, {2, 1}), Scalar::from_double(2.5));
   CHECK(out == std::vector<float>{10, 2.5f, 10, 20, 2.5f, 20});
   std::vector<float> x(2);
-  CHECK_THROWS_AS(ternary(TernaryOp::Where, view_of(x, DType::Float32, {2}), view_of(x, DType::Float32, {2}),
+  CHECK_THROWS_AS(ternary(TernaryFn::Where, view_of(x, DType::Float32, {2}), view_of(x, DType::Float32, {2}),
                           view_of(x, DType::Float32, {2}), view_of(x, DType::Float32, {2})),
                   KernelError);
 }
@@ -570,23 +570,23 @@ TEST_CASE("lerp, addcmul and addcdiv against their formulas", "[pointwise]") {
   const TensorView vs = view_of(s, DType::Float32, {4}), ve = view_of(e, DType::Float32, {4}),
                    vw = view_of(w, DType::Float32, {4}), vo = view_of(out, DType::Float32, {4});
   auto lerp_ref = [](float a, float b, float t) { return t < 0.5f ? a + t * (b - a) : b - (b - a) * (1 - t); };
-  ternary(TernaryOp::Lerp, vo, vs, ve, vw);
+  ternary(TernaryFn::Lerp, vo, vs, ve, vw);
   for (int i = 0; i < 4; ++i) CHECK(out[i] == lerp_ref(s[i], e[i], w[i]));
-  ternary(TernaryOp::Lerp, vo, vs, ve, Scalar::from_double(0.3));
+  ternary(TernaryFn::Lerp, vo, vs, ve, Scalar::from_double(0.3));
   for (int i = 0; i < 4; ++i) CHECK(out[i] == lerp_ref(s[i], e[i], 0.3f));
-  ternary(TernaryOp::Addcmul, vo, vs, ve, vw, Scalar::from_double(0.5));
+  ternary(TernaryFn::Addcmul, vo, vs, ve, vw, Scalar::from_double(0.5));
   for (int i = 0; i < 4; ++i) CHECK(out[i] == s[i] + 0.5f * e[i] * w[i]);
-  ternary(TernaryOp::Addcdiv, vo, vs, ve, vw, Scalar::from_double(-2));
+  ternary(TernaryFn::Addcdiv, vo, vs, ve, vw, Scalar::from_double(-2));
   for (int i = 0; i < 4; ++i) CHECK(out[i] == s[i] + -2.0f * e[i] / w[i]);
 
   std::vector<int32_t> n = {1, 2, 3}, no(3);
-  ternary(TernaryOp::Addcmul, view_of(no, DType::Int32, {3}), view_of(n, DType::Int32, {3}),
+  ternary(TernaryFn::Addcmul, view_of(no, DType::Int32, {3}), view_of(n, DType::Int32, {3}),
           view_of(n, DType::Int32, {3}), view_of(n, DType::Int32, {3}), Scalar::from_int(2));
   CHECK(no == std::vector<int32_t>{3, 10, 21});
-  CHECK_THROWS_WITH(ternary(TernaryOp::Addcdiv, view_of(no, DType::Int32, {3}), view_of(n, DType::Int32, {3}),
+  CHECK_THROWS_WITH(ternary(TernaryFn::Addcdiv, view_of(no, DType::Int32, {3}), view_of(n, DType::Int32, {3}),
                             view_of(n, DType::Int32, {3}), view_of(n, DType::Int32, {3})),
                     Catch::Contains("addcdiv") && Catch::Contains("int32"));
-  CHECK_THROWS_AS(ternary(TernaryOp::Lerp, view_of(no, DType::Int32, {3}), view_of(n, DType::Int32, {3}),
+  CHECK_THROWS_AS(ternary(TernaryFn::Lerp, view_of(no, DType::Int32, {3}), view_of(n, DType::Int32, {3}),
                           view_of(n, DType::Int32, {3}), Scalar::from_double(0.5)),
                   KernelError);
 }
@@ -594,30 +594,30 @@ TEST_CASE("lerp, addcmul and addcdiv against their formulas", "[pointwise]") {
 TEST_CASE("clamp: scalar, tensor and one-sided bounds, NaN propagates", "[pointwise]") {
   std::vector<float> x = {-5, 0.5f, 5, NAN}, out(4);
   const TensorView vx = view_of(x, DType::Float32, {4}), vo = view_of(out, DType::Float32, {4});
-  ternary(TernaryOp::Clamp, vo, vx, Scalar::from_int(0), Scalar::from_int(1));
+  ternary(TernaryFn::Clamp, vo, vx, Scalar::from_int(0), Scalar::from_int(1));
   CHECK((out[0] == 0 && out[1] == 0.5f && out[2] == 1 && std::isnan(out[3])));
-  ternary(TernaryOp::Clamp, vo, vx, Operand(), Scalar::from_double(2.0));
+  ternary(TernaryFn::Clamp, vo, vx, Operand(), Scalar::from_double(2.0));
   CHECK((out[0] == -5 && out[2] == 2 && std::isnan(out[3])));
-  ternary(TernaryOp::Clamp, vo, vx, Scalar::from_double(kNaN), Operand());
+  ternary(TernaryFn::Clamp, vo, vx, Scalar::from_double(kNaN), Operand());
   for (float v : out) CHECK(std::isnan(v));
-  ternary(TernaryOp::Clamp, vo, vx, Scalar::from_int(4), Scalar::from_int(2));  // min > max: max wins
+  ternary(TernaryFn::Clamp, vo, vx, Scalar::from_int(4), Scalar::from_int(2));  // min > max: max wins
   CHECK((out[0] == 2 && out[1] == 2 && out[2] == 2));
   std::vector<float> lo = {-1, 1}, hi = {0, 3};  // [2,1] bounds broadcast against [4]
   std::vector<float> out2(8);
-  ternary(TernaryOp::Clamp, view_of(out2, DType::Float32, {2, 4}), vx, view_of(lo, DType::Float32, {2, 1}),
+  ternary(TernaryFn::Clamp, view_of(out2, DType::Float32, {2, 4}), vx, view_of(lo, DType::Float32, {2, 1}),
           view_of(hi, DType::Float32, {2, 1}));
   CHECK((out2[0] == -1 && out2[1] == 0 && out2[2] == 0 && out2[4] == 1 && out2[6] == 3));
 
   std::vector<int16_t> n = {-300, 7, 300}, no(3);
-  ternary(TernaryOp::Clamp, view_of(no, DType::Int16, {3}), view_of(n, DType::Int16, {3}), Scalar::from_int(-10),
+  ternary(TernaryFn::Clamp, view_of(no, DType::Int16, {3}), view_of(n, DType::Int16, {3}), Scalar::from_int(-10),
           Operand());
   CHECK(no == std::vector<int16_t>{-10, 7, 300});
   // An integer tensor with float bounds promotes to float, like torch.clamp.
   std::vector<float> nf(3);
-  ternary(TernaryOp::Clamp, view_of(nf, DType::Float32, {3}), view_of(n, DType::Int16, {3}),
+  ternary(TernaryFn::Clamp, view_of(nf, DType::Float32, {3}), view_of(n, DType::Int16, {3}),
           Scalar::from_double(1.5), Scalar::from_double(3.5));
   CHECK(nf == std::vector<float>{1.5f, 3.5f, 3.5f});
-  CHECK_THROWS_AS(ternary(TernaryOp::Clamp, vo, vx, Operand(), Operand()), KernelError);
+  CHECK_THROWS_AS(ternary(TernaryFn::Clamp, vo, vx, Operand(), Operand()), KernelError);
 }
 
 // ---------------------------------------------------------------- factories

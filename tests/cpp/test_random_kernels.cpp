@@ -5,8 +5,8 @@
 #include <numeric>
 #include <vector>
 
-#include "kernels/philox.h"
-#include "kernels/random_ops.h"
+#include "kernels/random/philox.h"
+#include "kernels/random/random_ops.h"
 
 using namespace npu::kernels;
 

@@ -20,14 +20,14 @@
 #include "acl/aclnn_reduce.h"
 #include "acl/aclnn_shape.h"
 #include "acl/aclnn_sort.h"
-#include "kernels/advanced_index.h"
-#include "kernels/dims.h"
-#include "kernels/dtype_dispatch.h"
-#include "kernels/index_ops.h"
-#include "kernels/reduce.h"
-#include "kernels/scan.h"
-#include "kernels/shape_ops.h"
-#include "kernels/sort.h"
+#include "kernels/core/dims.h"
+#include "kernels/core/dtype_dispatch.h"
+#include "kernels/index/advanced_index.h"
+#include "kernels/index/index_ops.h"
+#include "kernels/reduce/reduce.h"
+#include "kernels/reduce/scan.h"
+#include "kernels/shape/shape_ops.h"
+#include "kernels/sort/sort.h"
 
 using namespace npu::kernels;
 

@@ -9,9 +9,9 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/copy.h"
-#include "kernels/dtype_dispatch.h"
-#include "kernels/reduced_float_bits.h"
+#include "kernels/copy/copy.h"
+#include "kernels/copy/reduced_float_bits.h"
+#include "kernels/core/dtype_dispatch.h"
 
 using namespace npu::kernels;
 

@@ -9,7 +9,7 @@
 
 #include "acl_test_support.h"
 #include "emulator/device.h"
-#include "kernels/tensor_view.h"
+#include "kernels/core/tensor_view.h"
 
 using acl_test::DeviceBuffer;
 using acl_test::EventHandle;

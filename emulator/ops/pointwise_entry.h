@@ -1,0 +1,37 @@
+// What the aclnn entries of the pointwise families share: turning their
+// tensor/scalar parameters into kernel operands (with aclnn's null checks)
+// and checking the output against the result the kernel will produce.
+#pragma once
+
+#include "acl/acl_base.h"
+#include "emulator/acl_objects.h"
+#include "kernels/pointwise/operand.h"
+
+namespace npu::emu {
+
+// One operand parameter of an aclnn entry: an aclTensor or an aclScalar,
+// required or optional. Resolved inside prepare_op, so a null required
+// parameter is reported as ACLNN_ERR_PARAM_NULLPTR naming it.
+class OperandArg {
+ public:
+  OperandArg(const aclTensor* tensor, const char* name, bool optional = false)
+      : tensor_(tensor), name_(name), optional_(optional) {}
+  OperandArg(const aclScalar* scalar, const char* name, bool optional = false)
+      : scalar_(scalar), name_(name), optional_(optional) {}
+
+  // The operand (absent when optional and null). Tensors are described, not
+  // read: their data is touched only when the task runs.
+  kernels::Operand resolve() const;
+
+ private:
+  const aclTensor* tensor_ = nullptr;
+  const aclScalar* scalar_ = nullptr;
+  const char* name_;
+  bool optional_;
+};
+
+// Checks that `out` exists, has `shape`, and can receive a `result`-typed
+// value (torch.can_cast); fails with an aclnn error code otherwise.
+void check_pointwise_out(const aclTensor* out, const kernels::Shape& shape, model::DType result);
+
+}  // namespace npu::emu

@@ -1,0 +1,214 @@
+#include "kernels/pointwise/binary_ops.h"
+
+#include <cmath>
+
+#include "kernels/pointwise/pointwise_kinds.h"
+#include "kernels/pointwise/pointwise_loop.h"
+#include "kernels/pointwise/pointwise_math.h"
+#include "kernels/pointwise/type_promotion.h"
+
+namespace npu::kernels {
+
+namespace {
+
+using R = ResultRule;
+
+// Indexed by BinaryFn.
+constexpr OpInfo kBinaryFns[] = {
+    {"add", kAnyKind, R::Same},
+    {"sub", kIntFloat | kComplex, R::Same},
+    {"mul", kAnyKind, R::Same},
+    {"div", kAnyKind, R::Float},
+    {"div(trunc)", kIntFloat, R::Same},
+    {"div(floor)", kIntFloat, R::Same},
+    {"remainder", kIntFloat, R::Same},
+    {"fmod", kIntFloat, R::Same},
+    {"pow", kIntFloat, R::Same},
+    {"atan2", kRealKinds, R::Float},
+    {"maximum", kRealKinds, R::Same},
+    {"minimum", kRealKinds, R::Same},
+    {"bitwise_and", kBool | kInt, R::Same},
+    {"bitwise_or", kBool | kInt, R::Same},
+    {"bitwise_xor", kBool | kInt, R::Same},
+    {"bitwise_left_shift", kInt, R::Same},
+    {"bitwise_right_shift", kInt, R::Same},
+    {"logical_and", kAnyKind, R::Logical},
+    {"logical_or", kAnyKind, R::Logical},
+    {"logical_xor", kAnyKind, R::Logical},
+    {"eq", kAnyKind, R::Bool},
+    {"ne", kAnyKind, R::Bool},
+    {"lt", kRealKinds, R::Bool},
+    {"le", kRealKinds, R::Bool},
+    {"gt", kRealKinds, R::Bool},
+    {"ge", kRealKinds, R::Bool},
+};
+constexpr std::size_t kNumOps = static_cast<std::size_t>(BinaryFn::kCount);
+static_assert(sizeof(kBinaryFns) / sizeof(kBinaryFns[0]) == kNumOps, "one table row per BinaryFn");
+
+const OpInfo& info(BinaryFn op) { return kBinaryFns[static_cast<std::size_t>(op)]; }
+
+// PyTorch multiplies and divides half/bfloat16 tensors by a host scalar kept
+// in float, not rounded to the tensor's dtype first.
+constexpr bool keeps_scalar_in_opmath(BinaryFn op) { return op == BinaryFn::Mul || op == BinaryFn::Div; }
+
+// The element function of `op` on T (for T in compute_kinds(op)). The second
+// argument is T, or float for a host scalar kept in opmath.
+template <BinaryFn op, class T>
+auto binary_fn(const Scalar& alpha) {
+  using M = opmath_t<T>;
+  constexpr unsigned kind = kind_of<T>();
+  constexpr bool is_int = kind == kInt;
+  constexpr bool is_bool = kind == kBool;
+  // Floating/complex ops compute in opmath and round once.
+  auto fp = [](auto f) { return [f](T x, auto y) { return static_cast<T>(f(static_cast<M>(x), static_cast<M>(y))); }; };
+  auto cmp = [](auto f) { return [f](T x, T y) { return f(static_cast<M>(x), static_cast<M>(y)); }; };
+
+  if constexpr (op == BinaryFn::Add || op == BinaryFn::Sub) {
+    if constexpr (is_bool) {
+      return [al = alpha.to<bool>()](T x, T y) { return x || (al && y); };  // sub rejects bool earlier
+    } else {
+      const M al_m = op == BinaryFn::Sub ? pwmath::wrap_neg(alpha.to<M>()) : alpha.to<M>();
+      // PyTorch's CPU kernels hold alpha in the tensor's own dtype (float16
+      // rounds 0.3 to 0.30005); integers and opmath-sized types are unchanged.
+      const M al = kind == kFloat ? static_cast<M>(static_cast<T>(al_m)) : al_m;
+      if constexpr (is_int) return [al](T x, T y) { return pwmath::wrap_add(x, pwmath::wrap_mul(al, y)); };
+      // PyTorch's vectorized CPU kernels fuse x + alpha * y into one fma;
+      // rounding the product first differs in the last bit of half results.
+      else if constexpr (kind == kFloat) return fp([al](M x, M y) { return al == M(1) ? x + y : std::fma(al, y, x); });
+      else return fp([al](M x, M y) { return x + al * y; });
+    }
+  } else if constexpr (op == BinaryFn::Mul) {
+    if constexpr (is_bool) return [](T x, T y) { return x && y; };
+    else if constexpr (is_int) return [](T x, T y) { return pwmath::wrap_mul(x, y); };
+    else return fp([](M x, M y) { return x * y; });
+  } else if constexpr (op == BinaryFn::Div) {
+    return fp([](M x, M y) { return x / y; });
+  } else if constexpr (op == BinaryFn::DivTrunc) {
+    if constexpr (is_int) return [](T x, T y) { return pwmath::int_div_trunc(x, y); };
+    // The quotient is rounded to T before truncation, as PyTorch's CPU
+    // kernels do (-23.92 / 0.4514 is -52.993, which float16 rounds to -53).
+    else return fp([](M x, M y) { return std::trunc(static_cast<M>(static_cast<T>(x / y))); });
+  } else if constexpr (op == BinaryFn::DivFloor) {
+    if constexpr (is_int) return [](T x, T y) { return pwmath::int_div_floor(x, y); };
+    else return fp([](M x, M y) { return pwmath::float_div_floor<M, T>(x, y); });
+  } else if constexpr (op == BinaryFn::Remainder) {
+    if constexpr (is_int) return [](T x, T y) { return pwmath::int_remainder(x, y); };
+    else return fp([](M x, M y) { return pwmath::float_remainder(x, y); });
+  } else if constexpr (op == BinaryFn::Fmod) {
+    if constexpr (is_int) return [](T x, T y) { return pwmath::int_fmod(x, y); };
+    else return fp([](M x, M y) { return std::fmod(x, y); });
+  } else if constexpr (op == BinaryFn::Pow) {
+    if constexpr (is_int) return [](T x, T y) { return pwmath::int_pow(x, y); };
+    else return fp([](M x, M y) { return std::pow(x, y); });
+  } else if constexpr (op == BinaryFn::Atan2) {
+    return fp([](M x, M y) { return std::atan2(x, y); });
+  } else if constexpr (op == BinaryFn::Maximum || op == BinaryFn::Minimum) {
+    constexpr bool is_max = op == BinaryFn::Maximum;
+    if constexpr (is_bool) return [](T x, T y) { return is_max ? (x || y) : (x && y); };
+    else return fp([](M x, M y) { return is_max ? pwmath::max_nan(x, y) : pwmath::min_nan(x, y); });
+  } else if constexpr (op == BinaryFn::BitwiseAnd || op == BinaryFn::LogicalAnd) {
+    return [](T x, T y) { return static_cast<T>(x & y); };
+  } else if constexpr (op == BinaryFn::BitwiseOr || op == BinaryFn::LogicalOr) {
+    return [](T x, T y) { return static_cast<T>(x | y); };
+  } else if constexpr (op == BinaryFn::BitwiseXor || op == BinaryFn::LogicalXor) {
+    return [](T x, T y) { return static_cast<T>(x ^ y); };
+  } else if constexpr (op == BinaryFn::LeftShift) {
+    return [](T x, T y) { return pwmath::shift_left(x, y); };
+  } else if constexpr (op == BinaryFn::RightShift) {
+    return [](T x, T y) { return pwmath::shift_right(x, y); };
+  } else if constexpr (op == BinaryFn::Eq) {
+    return cmp([](M x, M y) { return x == y; });
+  } else if constexpr (op == BinaryFn::Ne) {
+    return cmp([](M x, M y) { return x != y; });
+  } else if constexpr (op == BinaryFn::Lt) {
+    return cmp([](M x, M y) { return x < y; });
+  } else if constexpr (op == BinaryFn::Le) {
+    return cmp([](M x, M y) { return x <= y; });
+  } else if constexpr (op == BinaryFn::Gt) {
+    return cmp([](M x, M y) { return x > y; });
+  } else {
+    static_assert(op == BinaryFn::Ge, "every BinaryFn has an element function");
+    return cmp([](M x, M y) { return x >= y; });
+  }
+}
+
+template <BinaryFn op, class T>
+void run(const TensorView& out, const TensorView& x, const TensorView& y, const Scalar& alpha) {
+  if constexpr ((compute_kinds(kBinaryFns[static_cast<std::size_t>(op)]) & kind_of<T>()) != 0) {
+    const auto fn = binary_fn<op, T>(alpha);
+    using Out = std::decay_t<decltype(fn(std::declval<T>(), std::declval<T>()))>;
+    if (dtype_of<Out>() != out.dtype) throw KernelError(std::string(info(op).name) + ": internal dtype mismatch");
+    if constexpr (keeps_scalar_in_opmath(op) && is_reduced_float_v<T>) {
+      if (y.dtype == DType::Float32) return map_binary<Out, T, float>(out, x, y, fn);
+    }
+    map_binary<Out, T, T>(out, x, y, fn);
+  } else {
+    throw_unsupported(info(op).name, x.dtype);
+  }
+}
+
+// x ** e for a floating tensor and a host scalar exponent, with the shortcuts
+// PyTorch takes (and whose results differ from std::pow in the last bit or at
+// -0 and -inf: sqrt(-0) is -0, pow(-0, 0.5) is +0).
+void pow_scalar(const TensorView& out, const TensorView& x, const Scalar& exponent) {
+  visit_pointwise_dtype("pow", x.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (kind_of<T>() == kFloat) {
+      using M = opmath_t<T>;
+      const M e = static_cast<M>(exponent.to<T>());
+      map_unary<T, T>(out, x, [e](T t) {
+        const M v = static_cast<M>(t);
+        if (e == M(2)) return static_cast<T>(v * v);
+        if (e == M(3)) return static_cast<T>(v * v * v);
+        if (e == M(-2)) return static_cast<T>(M(1) / (v * v));
+        if (e == M(0.5)) return static_cast<T>(std::sqrt(v));
+        if (e == M(-0.5)) return static_cast<T>(M(1) / std::sqrt(v));
+        if (e == M(-1)) return static_cast<T>(M(1) / v);
+        return static_cast<T>(std::pow(v, e));
+      });
+    }
+  });
+}
+
+}  // namespace
+
+const char* binary_op_name(BinaryFn op) { return info(op).name; }
+
+DType binary_result_dtype(BinaryFn op, const Operand& a, const Operand& b, DType out, const Scalar& alpha) {
+  const DType compute = compute_dtype(info(op), result_type({&a, &b}, out), out);
+  if ((op == BinaryFn::Add || op == BinaryFn::Sub) && model::is_integral(compute) &&
+      (model::is_floating_point(alpha.dtype()) || model::is_complex(alpha.dtype()))) {
+    throw KernelError(std::string(info(op).name) +
+                      ": for integral input tensors, argument alpha must not be a floating point number");
+  }
+  if (op == BinaryFn::Pow && model::is_integral(compute) && b.is_scalar() && b.scalar().to<int64_t>() < 0 &&
+      !model::is_floating_point(b.dtype())) {
+    throw KernelError("pow: Integers to negative integer powers are not allowed.");
+  }
+  return result_dtype(info(op), compute);
+}
+
+void binary(BinaryFn op, const TensorView& out, const Operand& a, const Operand& b, const Scalar& alpha) {
+  const DType result = binary_result_dtype(op, a, b, out.dtype, alpha);
+  const DType compute = compute_dtype(info(op), result_type({&a, &b}, out.dtype), out.dtype);
+  const Shape shape = broadcast_operands({&a, &b});
+  if (out.sizes != shape) {
+    throw KernelError(std::string(info(op).name) + ": out has shape " + shape_str(out.sizes) + ", expected " +
+                      shape_str(shape));
+  }
+  std::optional<ScratchTensor> hold_a, hold_b;
+  const TensorView x = broadcast_to(operand_as(a, compute, hold_a), shape);
+  const bool opmath_scalar = keeps_scalar_in_opmath(op) && b.is_scalar() &&
+                             (compute == DType::Float16 || compute == DType::BFloat16);
+  const TensorView y = broadcast_to(operand_as(b, opmath_scalar ? DType::Float32 : compute, hold_b), shape);
+
+  with_output_dtype(out, result, [&](const TensorView& o) {
+    if (op == BinaryFn::Pow && b.is_scalar() && model::is_floating_point(compute)) return pow_scalar(o, x, b.scalar());
+    visit_pointwise_dtype(info(op).name, compute, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      visit_op<BinaryFn, kNumOps>(op, [&](auto op_c) { run<decltype(op_c)::value, T>(o, x, y, alpha); });
+    });
+  });
+}
+
+}  // namespace npu::kernels

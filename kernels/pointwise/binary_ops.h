@@ -1,0 +1,67 @@
+// The binary pointwise family: out = a (op) b with broadcasting, PyTorch CPU
+// semantics. Either operand may be a host scalar (an Operand holding a
+// Scalar), which takes part in type promotion as a "wrapped number".
+#pragma once
+
+#include "kernels/core/scalar.h"
+#include "kernels/core/tensor_view.h"
+#include "kernels/pointwise/operand.h"
+
+namespace npu::kernels {
+
+// Dtype support, by the common dtype of a and b ("->f": bool/integer compute
+// in the default float dtype; complex means complex64):
+//   Add, Mul                               bool int float complex
+//   Sub                                    int float complex
+//   Div                                    ->f float complex
+//   DivTrunc, DivFloor, Remainder, Fmod    int float  (integer / 0 throws
+//                                                      KernelError "ZeroDivisionError")
+//   Pow, Maximum, Minimum                  int float (+bool for max/min)
+//   Atan2                                  ->f float
+//   BitwiseAnd/Or/Xor                      bool int
+//   LeftShift, RightShift                  int
+//   LogicalAnd/Or/Xor                      any -> bool
+//   Eq, Ne                                 any -> bool
+//   Lt, Le, Gt, Ge                         bool int float -> bool
+// The element function a binary kernel applies ("Fn": dispatch's op structs
+// describe whole aten ops). Keep the order: values index internal tables.
+enum class BinaryFn : int {
+  Add,        // a + alpha * b
+  Sub,        // a - alpha * b
+  Mul, Div,
+  DivTrunc,   // trunc(a / b)
+  DivFloor,   // floor(a / b), Python's //
+  Remainder,  // Python's %: sign of b
+  Fmod,       // C's fmod: sign of a
+  Pow, Atan2,
+  Maximum, Minimum,  // NaN-propagating
+  BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift, RightShift,
+  LogicalAnd, LogicalOr, LogicalXor,
+  Eq, Ne, Lt, Le, Gt, Ge,
+  kCount
+};
+
+const char* binary_op_name(BinaryFn op);
+
+// The dtype `op` produces for these operands (PyTorch's result dtype); `out`
+// only hints the default float dtype. Throws KernelError for unsupported
+// dtypes, a floating alpha with integer operands, and integer tensors raised
+// to a negative integer scalar power.
+DType binary_result_dtype(BinaryFn op, const Operand& a, const Operand& b, DType out,
+                          const Scalar& alpha = Scalar::from_int(1));
+
+// out = a (op) b. out must have the broadcast shape of a and b; its dtype may
+// be anything the result dtype can be cast to. alpha is used by Add and Sub.
+void binary(BinaryFn op, const TensorView& out, const Operand& a, const Operand& b,
+            const Scalar& alpha = Scalar::from_int(1));
+
+// out = a + alpha * b
+inline void add(const TensorView& out, const TensorView& a, const TensorView& b, const Scalar& alpha) {
+  binary(BinaryFn::Add, out, a, b, alpha);
+}
+// out = a * b
+inline void mul(const TensorView& out, const TensorView& a, const TensorView& b) {
+  binary(BinaryFn::Mul, out, a, b);
+}
+
+}  // namespace npu::kernels

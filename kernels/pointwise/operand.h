@@ -1,0 +1,59 @@
+// An input of a pointwise op: a device tensor, or a host scalar (an
+// aclScalar's value). The distinction matters for type promotion: a host
+// scalar is PyTorch's "wrapped number", which only decides the result dtype
+// when its category is higher than every tensor's.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <utility>
+
+#include "kernels/copy/copy.h"
+#include "kernels/core/scalar.h"
+#include "kernels/core/scratch.h"
+#include "kernels/core/tensor_view.h"
+
+namespace npu::kernels {
+
+class Operand {
+ public:
+  Operand() = default;  // absent, e.g. clamp without an upper bound
+  Operand(const TensorView& tensor) : tensor_(tensor) {}  // NOLINT: implicit on purpose
+  Operand(TensorView&& tensor) : tensor_(std::move(tensor)) {}  // NOLINT
+  Operand(const Scalar& scalar) : scalar_(scalar) {}      // NOLINT
+
+  bool present() const { return tensor_.has_value() || scalar_.has_value(); }
+  bool is_scalar() const { return scalar_.has_value(); }
+  const Scalar& scalar() const { return *scalar_; }
+  const TensorView& tensor() const& { return *tensor_; }
+  TensorView tensor() && { return std::move(*tensor_); }
+
+  DType dtype() const { return scalar_ ? scalar_->dtype() : tensor_->dtype; }
+  // A scalar has shape [] and broadcasts to anything.
+  Shape sizes() const { return tensor_ ? tensor_->sizes : Shape{}; }
+
+ private:
+  std::optional<TensorView> tensor_;
+  std::optional<Scalar> scalar_;
+};
+
+// The operand as a view of `dtype`: a tensor converted like input_as, a scalar
+// as a 0-dim tensor in `holder`. The operand must be present.
+inline TensorView operand_as(const Operand& operand, DType dtype, std::optional<ScratchTensor>& holder) {
+  if (!operand.is_scalar()) return input_as(operand.tensor(), dtype, holder);
+  holder.emplace(dtype, Shape{});
+  fill(holder->view(), operand.scalar());
+  return holder->view();
+}
+
+// The broadcast shape of the present operands; throws KernelError if they do
+// not broadcast.
+inline Shape broadcast_operands(std::initializer_list<const Operand*> operands) {
+  Shape shape;
+  for (const Operand* op : operands) {
+    if (op->present()) shape = broadcast_shapes(shape, op->sizes());
+  }
+  return shape;
+}
+
+}  // namespace npu::kernels

@@ -1,0 +1,225 @@
+#include "kernels/pointwise/unary_ops.h"
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/core/scratch.h"
+#include "kernels/pointwise/pointwise_kinds.h"
+#include "kernels/pointwise/pointwise_loop.h"
+#include "kernels/pointwise/pointwise_math.h"
+#include "kernels/pointwise/type_promotion.h"
+
+namespace npu::kernels {
+
+namespace {
+
+using R = ResultRule;
+
+// Indexed by UnaryFn.
+constexpr OpInfo kUnaryFns[] = {
+    {"abs", kIntFloat | kComplex, R::RealOfComplex},
+    {"neg", kIntFloat | kComplex, R::Same},
+    {"exp", kAnyKind, R::Float},
+    {"expm1", kRealKinds, R::Float},
+    {"log", kAnyKind, R::Float},
+    {"log1p", kRealKinds, R::Float},
+    {"log2", kRealKinds, R::Float},
+    {"sqrt", kAnyKind, R::Float},
+    {"rsqrt", kRealKinds, R::Float},
+    {"sin", kRealKinds, R::Float},
+    {"cos", kRealKinds, R::Float},
+    {"tan", kRealKinds, R::Float},
+    {"tanh", kRealKinds, R::Float},
+    {"sigmoid", kRealKinds, R::Float},
+    {"relu", kIntFloat, R::Same},
+    {"gelu", kFloat, R::Same},
+    {"gelu(tanh)", kFloat, R::Same},
+    {"silu", kFloat, R::Same},
+    {"erf", kRealKinds, R::Float},
+    {"floor", kIntFloat, R::Same},
+    {"ceil", kIntFloat, R::Same},
+    {"round", kIntFloat, R::Same},
+    {"round(decimals)", kFloat, R::Same},
+    {"trunc", kIntFloat, R::Same},
+    {"sign", kRealKinds, R::Same},
+    {"reciprocal", kAnyKind, R::Float},
+    {"bitwise_not", kBool | kInt, R::Same},
+    {"logical_not", kAnyKind, R::Logical},
+    {"isnan", kAnyKind, R::Bool},
+    {"isinf", kAnyKind, R::Bool},
+    {"nan_to_num", kAnyKind, R::Same},
+};
+constexpr std::size_t kNumOps = static_cast<std::size_t>(UnaryFn::kCount);
+static_assert(sizeof(kUnaryFns) / sizeof(kUnaryFns[0]) == kNumOps, "one table row per UnaryFn");
+
+const OpInfo& info(UnaryFn op) { return kUnaryFns[static_cast<std::size_t>(op)]; }
+
+// f evaluated in opmath (float for half/bfloat16), rounded once to T.
+template <class T, class F>
+auto in_opmath(F f) {
+  return [f](T x) { return static_cast<T>(f(static_cast<opmath_t<T>>(x))); };
+}
+
+template <class T>
+auto identity() {
+  return [](T x) { return x; };
+}
+
+// NaN/inf replacement of one real component.
+template <class V>
+struct NanToNumPart {
+  V nan, posinf, neginf;
+  explicit NanToNumPart(const UnaryParams& p)
+      : nan(static_cast<V>(p.nan)),
+        posinf(p.posinf ? static_cast<V>(*p.posinf) : std::numeric_limits<V>::max()),
+        neginf(p.neginf ? static_cast<V>(*p.neginf) : std::numeric_limits<V>::lowest()) {}
+  V operator()(V v) const {
+    if (pwmath::is_nan(v)) return nan;
+    if (std::isinf(static_cast<double>(v))) return static_cast<double>(v) > 0 ? posinf : neginf;
+    return v;
+  }
+};
+
+// The element function of `op` on T, for T in compute_kinds(op).
+template <UnaryFn op, class T>
+auto unary_fn(const UnaryParams& p) {
+  using M = opmath_t<T>;
+  constexpr unsigned kind = kind_of<T>();
+  if constexpr (op == UnaryFn::Abs) {
+    if constexpr (kind == kComplex) return [](T x) { return std::abs(x); };
+    // fabs, not "x < 0 ? -x : x": abs(-0.0) is +0.0 (clears the sign bit).
+    else if constexpr (kind == kFloat) return in_opmath<T>([](M v) { return std::abs(v); });
+    else return [](T x) { return x < T(0) ? pwmath::wrap_neg(x) : x; };
+  } else if constexpr (op == UnaryFn::Neg) {
+    return [](T x) { return pwmath::wrap_neg(x); };
+  } else if constexpr (op == UnaryFn::Exp) {
+    return in_opmath<T>([](auto v) { return std::exp(v); });
+  } else if constexpr (op == UnaryFn::Expm1) {
+    return in_opmath<T>([](M v) { return std::expm1(v); });
+  } else if constexpr (op == UnaryFn::Log) {
+    return in_opmath<T>([](auto v) { return std::log(v); });
+  } else if constexpr (op == UnaryFn::Log1p) {
+    return in_opmath<T>([](M v) { return std::log1p(v); });
+  } else if constexpr (op == UnaryFn::Log2) {
+    return in_opmath<T>([](M v) { return std::log2(v); });
+  } else if constexpr (op == UnaryFn::Sqrt) {
+    return in_opmath<T>([](auto v) { return std::sqrt(v); });
+  } else if constexpr (op == UnaryFn::Rsqrt) {
+    return in_opmath<T>([](M v) { return M(1) / std::sqrt(v); });
+  } else if constexpr (op == UnaryFn::Sin) {
+    return in_opmath<T>([](M v) { return std::sin(v); });
+  } else if constexpr (op == UnaryFn::Cos) {
+    return in_opmath<T>([](M v) { return std::cos(v); });
+  } else if constexpr (op == UnaryFn::Tan) {
+    return in_opmath<T>([](M v) { return std::tan(v); });
+  } else if constexpr (op == UnaryFn::Tanh) {
+    return in_opmath<T>([](M v) { return std::tanh(v); });
+  } else if constexpr (op == UnaryFn::Sigmoid) {
+    return in_opmath<T>([](M v) { return M(1) / (M(1) + std::exp(-v)); });
+  } else if constexpr (op == UnaryFn::Relu) {
+    // Exactly clamp_min(x, 0), as on PyTorch CPU: NaN and -0.0 pass through.
+    return [](T x) { return x < T(0) ? T(0) : x; };
+  } else if constexpr (op == UnaryFn::Gelu) {
+    // At -inf the product is -inf * 0; the function's limit there is -0.
+    return in_opmath<T>([](M v) {
+      return v == -std::numeric_limits<M>::infinity() ? M(-0.0) : v * M(0.5) * (M(1) + std::erf(v * M(M_SQRT1_2)));
+    });
+  } else if constexpr (op == UnaryFn::GeluTanh) {
+    return in_opmath<T>([](M v) {
+      const M beta = M(M_SQRT2 * M_2_SQRTPI * 0.5);  // sqrt(2 / pi)
+      const M inner = beta * (v + M(0.044715) * v * v * v);
+      return v == -std::numeric_limits<M>::infinity() ? M(-0.0) : M(0.5) * v * (M(1) + std::tanh(inner));
+    });
+  } else if constexpr (op == UnaryFn::Silu) {
+    return in_opmath<T>([](M v) {
+      return v == -std::numeric_limits<M>::infinity() ? M(-0.0) : v / (M(1) + std::exp(-v));  // -inf / inf
+    });
+  } else if constexpr (op == UnaryFn::Erf) {
+    return in_opmath<T>([](M v) { return std::erf(v); });
+  } else if constexpr (kind == kInt && (op == UnaryFn::Floor || op == UnaryFn::Ceil || op == UnaryFn::Round ||
+                                        op == UnaryFn::Trunc)) {
+    return identity<T>();
+  } else if constexpr (op == UnaryFn::Floor) {
+    return in_opmath<T>([](M v) { return std::floor(v); });
+  } else if constexpr (op == UnaryFn::Ceil) {
+    return in_opmath<T>([](M v) { return std::ceil(v); });
+  } else if constexpr (op == UnaryFn::Round) {
+    // nearbyint under the default rounding mode: ties to even.
+    return in_opmath<T>([](M v) { return std::nearbyint(v); });
+  } else if constexpr (op == UnaryFn::RoundDecimals) {
+    const bool negative = p.decimals < 0;
+    const M scale = static_cast<M>(std::pow(10.0, static_cast<double>(negative ? -p.decimals : p.decimals)));
+    return in_opmath<T>([negative, scale](M v) {
+      return negative ? std::nearbyint(v / scale) * scale : std::nearbyint(v * scale) / scale;
+    });
+  } else if constexpr (op == UnaryFn::Trunc) {
+    return in_opmath<T>([](M v) { return std::trunc(v); });
+  } else if constexpr (op == UnaryFn::Sign) {
+    if constexpr (kind == kBool) return identity<T>();
+    // NaN compares false both ways: sign(NaN) = 0, as on PyTorch CPU.
+    else return in_opmath<T>([](M v) { return static_cast<M>((M(0) < v) - (v < M(0))); });
+  } else if constexpr (op == UnaryFn::Reciprocal) {
+    return in_opmath<T>([](M v) { return M(1) / v; });
+  } else if constexpr (op == UnaryFn::BitwiseNot) {
+    if constexpr (kind == kBool) return [](T x) { return !x; };
+    else return [](T x) { return static_cast<T>(~x); };
+  } else if constexpr (op == UnaryFn::LogicalNot) {
+    return [](T x) { return !x; };
+  } else if constexpr (op == UnaryFn::IsNan) {
+    if constexpr (kind == kComplex) return [](T x) { return std::isnan(x.real()) || std::isnan(x.imag()); };
+    else return [](T x) { return pwmath::is_nan(x); };
+  } else if constexpr (op == UnaryFn::IsInf) {
+    if constexpr (kind == kComplex) return [](T x) { return std::isinf(x.real()) || std::isinf(x.imag()); };
+    else if constexpr (kind == kFloat) return [](T x) { return std::isinf(static_cast<double>(x)); };
+    else return [](T) { return false; };
+  } else {
+    static_assert(op == UnaryFn::NanToNum, "every UnaryFn has an element function");
+    if constexpr (kind == kComplex) {
+      const NanToNumPart<typename T::value_type> part(p);
+      return [part](T x) { return T(part(x.real()), part(x.imag())); };
+    } else if constexpr (kind == kFloat) {
+      const NanToNumPart<T> part(p);
+      return part;
+    } else {
+      return identity<T>();
+    }
+  }
+}
+
+template <UnaryFn op, class T>
+void run(const TensorView& out, const TensorView& in, const UnaryParams& p) {
+  if constexpr ((compute_kinds(kUnaryFns[static_cast<std::size_t>(op)]) & kind_of<T>()) != 0) {
+    const auto fn = unary_fn<op, T>(p);
+    using Out = std::decay_t<decltype(fn(std::declval<T>()))>;
+    if (dtype_of<Out>() != out.dtype) throw KernelError(std::string(info(op).name) + ": internal dtype mismatch");
+    map_unary<Out, T>(out, in, fn);
+  } else {
+    throw_unsupported(info(op).name, in.dtype);
+  }
+}
+
+}  // namespace
+
+const char* unary_op_name(UnaryFn op) { return info(op).name; }
+
+DType unary_result_dtype(UnaryFn op, DType self, DType out) {
+  return result_dtype(info(op), compute_dtype(info(op), self, out));
+}
+
+void unary(UnaryFn op, const TensorView& out, const TensorView& self, const UnaryParams& params) {
+  const DType compute = compute_dtype(info(op), self.dtype, out.dtype);
+  if (out.sizes != self.sizes) {
+    throw KernelError(std::string(info(op).name) + ": out has shape " + shape_str(out.sizes) + ", expected " +
+                      shape_str(self.sizes));
+  }
+  std::optional<ScratchTensor> holder;
+  const TensorView in = input_as(self, compute, holder);
+  with_output_dtype(out, result_dtype(info(op), compute), [&](const TensorView& o) {
+    visit_pointwise_dtype(info(op).name, compute, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      visit_op<UnaryFn, kNumOps>(op, [&](auto op_c) { run<decltype(op_c)::value, T>(o, in, params); });
+    });
+  });
+}
+
+}  // namespace npu::kernels

@@ -1,0 +1,57 @@
+// The unary pointwise family: out = f(self), elementwise, any strides, with
+// PyTorch CPU semantics (result dtypes, integer -> float promotion of the
+// transcendental ops, NaN handling, half/bfloat16 computed in float).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "kernels/core/tensor_view.h"
+
+namespace npu::kernels {
+
+// Dtype support (bool / integer / floating / complex64; "->f" means integer
+// and bool inputs compute in the default float dtype, as PyTorch does):
+//   Abs, Neg                      int float complex   (abs of complex is real)
+//   Exp, Log, Sqrt, Reciprocal    ->f float complex
+//   Expm1, Log1p, Log2, Rsqrt, Sin, Cos, Tan, Tanh, Sigmoid, Erf   ->f float
+//   Relu, Floor, Ceil, Round, Trunc                                int float
+//   Gelu, GeluTanh, Silu, RoundDecimals                            float
+//   Sign                          bool int float
+//   BitwiseNot                    bool int
+//   LogicalNot, IsNan, IsInf      any -> bool
+//   NanToNum                      any (identity on bool and integers)
+// The element function a unary kernel applies ("Fn": dispatch's op structs
+// describe whole aten ops). Keep the order: values index internal tables.
+enum class UnaryFn : int {
+  Abs, Neg, Exp, Expm1, Log, Log1p, Log2, Sqrt, Rsqrt, Sin, Cos, Tan, Tanh, Sigmoid, Relu,
+  Gelu,      // x * Phi(x), exact (erf) form
+  GeluTanh,  // the tanh approximation
+  Silu, Erf, Floor, Ceil,
+  Round,          // half to even
+  RoundDecimals,  // round(x * 10^d) / 10^d, half to even; params.decimals
+  Trunc, Sign, Reciprocal, BitwiseNot, LogicalNot, IsNan, IsInf,
+  NanToNum,  // params.nan / posinf / neginf
+  kCount
+};
+
+const char* unary_op_name(UnaryFn op);
+
+struct UnaryParams {
+  int64_t decimals = 0;  // RoundDecimals
+  // NanToNum replacements; an empty posinf/neginf means the dtype's largest /
+  // lowest finite value, PyTorch's default.
+  double nan = 0.0;
+  std::optional<double> posinf, neginf;
+};
+
+// The dtype `op` produces for an input of `self` (PyTorch's result dtype).
+// `out` is only the hint for the default float dtype (see default_float).
+// Throws KernelError naming op and dtype when PyTorch CPU rejects the dtype.
+DType unary_result_dtype(UnaryFn op, DType self, DType out);
+
+// out = op(self). out must have self's shape; its dtype may be anything the
+// result dtype can be cast to (the result is converted on the way out).
+void unary(UnaryFn op, const TensorView& out, const TensorView& self, const UnaryParams& params = {});
+
+}  // namespace npu::kernels
