@@ -25,7 +25,7 @@ void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef st
     // A resized out takes the layout the op prefers; an out that already fit
     // keeps its own strides (the meta function's strides are a hint).
     if (!strides.empty()) {
-      at::native::as_strided_(out, sizes, strides);
+      out.as_strided_(sizes, strides);
     } else if (options.memory_format_opt().has_value()) {
       out.unsafeGetTensorImpl()->empty_tensor_restride(*options.memory_format_opt());
     }
@@ -46,6 +46,11 @@ bool is_cpu_scalar(const at::Tensor& t) { return t.defined() && t.is_cpu() && t.
 at::Tensor device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute) {
   if (!is_cpu_scalar(t)) return t;
   return t.to(at::TensorOptions().device(device).dtype(compute));
+}
+
+at::Tensor new_output(at::ScalarType dtype, const at::Tensor& a, const at::Tensor& b) {
+  const at::Device device = a.is_privateuseone() || !b.defined() ? a.device() : b.device();
+  return ops::empty_npu({0}, dtype, device);
 }
 
 }  // namespace npu::table

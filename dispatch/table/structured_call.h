@@ -115,4 +115,8 @@ at::ScalarType compute_dtype(const Meta& meta, at::ScalarType fallback) {
 at::Tensor device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute);
 bool is_cpu_scalar(const at::Tensor& t);
 
+// An empty npu tensor of `dtype` on the device of the first npu tensor among
+// `operands`, for an iterator to resize (ops whose result dtype is fixed).
+at::Tensor new_output(at::ScalarType dtype, const at::Tensor& a, const at::Tensor& b);
+
 }  // namespace npu::table

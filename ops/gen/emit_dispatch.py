@@ -199,7 +199,8 @@ class Wrapper:
         name = f"wrapper_{ident(self.schema)}"
         body = [f"{self.decl(name)} {{\n"]
         if self.kind == "functional":
-            body.append("  at::Tensor result;\n")
+            made = next((u.result for _, u in self.uses if u.result), None)
+            body.append(f"  at::Tensor result{' = ' + made if made else ''};\n")
             target = "result"
         else:
             target = "self" if self.kind == "inplace" else self.out_names[0]

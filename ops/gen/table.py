@@ -92,6 +92,8 @@ ATEN_KEYS = {
     "compute_dtype": "C++ expression of the dtype checked against `dtypes` (default: the meta's common dtype)",
     "check": "a C++ statement run before the launch (extra argument checks)",
     "meta": "why the schema has no structured meta function (required with impl)",
+    "result": "with iterator, functional form: C++ making the (empty) output the iterator fills, when its "
+              "dtype is not the common one, e.g. npu::table::new_output(at::kBool, self, other)",
     "iterator": "for a schema without a structured meta function: the TensorIterator builder CPU uses, "
                 "e.g. comparison_op(OUT, self, other) (OUT: the output, or self in-place)",
 }
@@ -129,6 +131,7 @@ class AtenUse:
     check: str | None = None
     meta: str | None = None
     iterator: str | None = None
+    result: str | None = None
 
 
 @dataclasses.dataclass
