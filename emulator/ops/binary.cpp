@@ -37,7 +37,7 @@ BinaryFn div_mode_op(int mode) {
 
 template <class Other>
 std::function<void()> div_mod_task(const aclTensor* self, const Other* other, int mode, aclTensor* out) {
-  return binary_task(div_mode_op(mode), self, other, nullptr, out);
+  return binary_task(div_mode_op(mode), self, other, out);
 }
 template std::function<void()> div_mod_task(const aclTensor*, const aclTensor*, int, aclTensor*);
 template std::function<void()> div_mod_task(const aclTensor*, const aclScalar*, int, aclTensor*);

@@ -16,10 +16,17 @@ using kernels::BinaryFn;
 std::function<void()> binary_task(BinaryFn op, const OperandArg& self, const OperandArg& other,
                                   const OperandArg& alpha, aclTensor* out);
 
+// out = self (op) other.
 template <class Self, class Other>
-std::function<void()> binary_task(BinaryFn op, const Self* self, const Other* other, const aclScalar* alpha,
-                                  aclTensor* out) {
-  return binary_task(op, OperandArg(self, "self"), OperandArg(other, "other"), OperandArg(alpha, "alpha", true), out);
+std::function<void()> binary_task(BinaryFn op, const Self* self, const Other* other, aclTensor* out) {
+  return binary_task(op, OperandArg(self, "self"), OperandArg(other, "other"),
+                     OperandArg(static_cast<const aclScalar*>(nullptr), "alpha", true), out);
+}
+// out = self (op) alpha * other; alpha is required, as in CANN's aclnnAdd/aclnnSub.
+template <class Other>
+std::function<void()> binary_alpha_task(BinaryFn op, const aclTensor* self, const Other* other,
+                                        const aclScalar* alpha, aclTensor* out) {
+  return binary_task(op, OperandArg(self, "self"), OperandArg(other, "other"), OperandArg(alpha, "alpha"), out);
 }
 
 // aclnnDivMod's rounding mode: 0 none, 1 trunc, 2 floor.
