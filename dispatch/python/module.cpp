@@ -56,6 +56,7 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("_driver_mode", [] { return npu::driver::driver().mode; });
   m.def("_driver_libraries", [] { return npu::driver::driver().libraries; });
+  m.def("_driver_has_op", [](const std::string& name) { return npu::driver::has_op(name); });
   m.def("_device_count", [] { return static_cast<int>(npu::device_count()); });
   m.def("_is_in_bad_fork", &npu::in_bad_fork);
   m.def("_current_device", [] { return static_cast<int>(npu::current_device()); });
