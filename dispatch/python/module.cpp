@@ -87,7 +87,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_fallback_mode", &npu::set_fallback_mode);
   m.def("_fallback_mode", &npu::fallback_mode_name);
   // Test hook (tests/python/test_capability_fallback.py): the return types of
-  // npu::fallback_call that no op reaches yet (a list, none, bool, a scalar).
+  // npu::fallback_call that no op reaches yet (a list, none, bool, a scalar),
+  // and a tensor list reference argument.
   m.def("_test_fallback_call_returns", [](const at::Tensor& x, const at::Tensor& y) {
     const std::vector<at::Tensor> sums =
         npu::fallback_call<std::vector<at::Tensor>>("_foreach_add.List", at::TensorList{x, y}, at::TensorList{y, x},
@@ -96,7 +97,8 @@ PYBIND11_MODULE(_C, m) {
     npu::fallback_call<void>("_foreach_mul_.List", at::TensorList(scaled), at::TensorList{y, x});
     const bool equal = npu::fallback_call<bool>("equal", x, y);
     const at::Scalar first = npu::fallback_call<at::Scalar>("_local_scalar_dense", x[0][0]);
-    return py::make_tuple(sums, scaled, equal, first.toDouble());
+    const at::Tensor joined = npu::fallback_call<at::Tensor>("cat", at::ITensorListRef(scaled), int64_t{0});
+    return py::make_tuple(sums, scaled, equal, first.toDouble(), joined);
   });
   npu::bind_memory(m);
   npu::bind_random(m);

@@ -227,7 +227,7 @@ def test_missing_op_under_error_mode_is_one_clear_error_naming_the_symbol():
 def test_fallback_call_returns_lists_nothing_and_scalars():
     x = torch.tensor([[1.5, -2.0], [3.0, 0.25]])
     y = torch.tensor([[0.5, 4.0], [-1.0, 2.0]])
-    sums, scaled, equal, first = npu_emu._C._test_fallback_call_returns(x.npu(), y.npu())
+    sums, scaled, equal, first, joined = npu_emu._C._test_fallback_call_returns(x.npu(), y.npu())
     expected_sums = torch._foreach_add([x, y], [y, x], alpha=2)
     assert [t.device.type for t in sums + scaled] == ["npu"] * 4
     for got, want in zip(sums, expected_sums):
@@ -236,6 +236,7 @@ def test_fallback_call_returns_lists_nothing_and_scalars():
     for got, want in zip(scaled, [x * y, y * x]):
         torch.testing.assert_close(got.cpu(), want, rtol=0, atol=0)
     assert equal is False and first == x[0, 0].item()
+    torch.testing.assert_close(joined.cpu(), torch.cat([x * y, y * x]), rtol=0, atol=0)
     assert npu_emu._C._fallback_counts() == {"aten::_foreach_add.List": 1, "aten::_foreach_mul_.List": 1,
-                                             "aten::equal": 1, "aten::_local_scalar_dense": 1}
+                                             "aten::equal": 1, "aten::_local_scalar_dense": 1, "aten::cat": 1}
     assert npu_emu._C._test_fallback_call_returns(y.npu(), y.npu())[2] is True
