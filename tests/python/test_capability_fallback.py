@@ -36,7 +36,7 @@ def fallback_mode():
 
 
 @pytest.fixture(autouse=True)
-def _allow(fallback_mode):
+def _allow_and_reset_counters(fallback_mode):
     fallback_mode("allow")
     npu_emu._C._reset_op_counters()
 
