@@ -9,7 +9,9 @@
 #include <ATen/native/BinaryOps.h>
 #include <torch/library.h>
 
+#include "dispatch/fallback/capability.h"
 #include "dispatch/fallback/cpu_fallback.h"
+#include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/pointwise_op.h"
 
 namespace npu::ops {
@@ -47,6 +49,10 @@ struct BinaryOp {
   const char* inplace;  // null: the op has no in-place form
   const char* out;
   void (*check)(const at::Tensor& self, const at::Tensor& other) = nullptr;  // argument checks beyond dtype/shape
+  // What the op's one aclnn entry supports, decided before launching; null:
+  // not described yet (only the entry's "unsupported dtype" sends it to the
+  // fallback). Ops with a scalar entry too are not described here yet.
+  const AclnnCapability* capability = nullptr;
 };
 
 template <const BinaryOp& Op>
@@ -54,23 +60,40 @@ const BinaryLaunch& launch_of() {
   static const BinaryLaunch launch = Op.make();
   return launch;
 }
-// Dtypes the kernels do not cover (complex pow) run through the counted CPU
-// fallback under the same schema.
+// Whether the op's aclnn entry can compute self (op) other: its symbol is
+// loaded and it computes in the operands' common dtype. Under
+// NPU_EMU_FALLBACK=error a "no" is an error naming what is missing.
+template <const BinaryOp& Op>
+bool binary_runs_native(const char* schema, const at::Tensor& self, const at::Tensor& other) {
+  if constexpr (Op.capability == nullptr) {
+    return true;
+  } else {
+    return run_native(*Op.capability, schema, {at::result_type(self, other)});
+  }
+}
+
+// Dtypes the kernels do not cover (uint16 atan2, complex pow) and entries the
+// loaded ACL library lacks run through the counted CPU fallback under the
+// same schema. native_or_fallback still catches the entry's refusal of what
+// the capability does not describe (an out= dtype, ops without capability).
 template <const BinaryOp& Op>
 at::Tensor binary_fn(const at::Tensor& self, const at::Tensor& other) {
   if constexpr (Op.check != nullptr) Op.check(self, other);
+  if (!binary_runs_native<Op>(Op.functional, self, other)) return fallback_call<at::Tensor>(Op.functional, self, other);
   return npu::native_or_fallback(
       Op.functional, [&] { return binary(Op.name, self, other, launch_of<Op>()); }, self, other);
 }
 template <const BinaryOp& Op>
 at::Tensor& binary_inplace_fn(at::Tensor& self, const at::Tensor& other) {
   if constexpr (Op.check != nullptr) Op.check(self, other);
+  if (!binary_runs_native<Op>(Op.inplace, self, other)) return fallback_call<at::Tensor&>(Op.inplace, self, other);
   return npu::native_or_fallback_into(
       self, Op.inplace, [&]() -> at::Tensor& { return binary_(Op.name, self, other, launch_of<Op>()); }, self, other);
 }
 template <const BinaryOp& Op>
 at::Tensor& binary_out_fn(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
   if constexpr (Op.check != nullptr) Op.check(self, other);
+  if (!binary_runs_native<Op>(Op.out, self, other)) return fallback_call<at::Tensor&>(Op.out, self, other, out);
   return npu::native_or_fallback_into(
       out, Op.out, [&]() -> at::Tensor& { return binary_out(Op.name, self, other, out, launch_of<Op>()); }, self,
       other, out);

@@ -190,17 +190,25 @@ void reject_complex(const char* name, const Tensor& self, const Tensor& other) {
 void maximum_check(const Tensor& a, const Tensor& b) { reject_complex("maximum", a, b); }
 void minimum_check(const Tensor& a, const Tensor& b) { reject_complex("minimum", a, b); }
 
+// What the tensor-only entries compute in (kernels/binary_ops.cpp's table:
+// real kinds, over the dtypes pointwise kernels are built for), until the op
+// table generates these.
+constexpr DTypeSet kPointwiseReal = dtypes::kBool | dtypes::kIntegral | dtypes::kFloating;
+constexpr AclnnCapability kAtan2Capability = NPU_ACLNN_CAPABILITY(aclnnAtan2, kPointwiseReal);
+constexpr AclnnCapability kMaximumCapability = NPU_ACLNN_CAPABILITY(aclnnMaximum, kPointwiseReal);
+constexpr AclnnCapability kMinimumCapability = NPU_ACLNN_CAPABILITY(aclnnMinimum, kPointwiseReal);
+
 constexpr BinaryOp kRemainder{"remainder", [] { return remainder_launch(); },
                               "remainder.Tensor", "remainder_.Tensor", "remainder.Tensor_out"};
 constexpr BinaryOp kFmod{"fmod", [] { return NPU_BINARY_LAUNCH(aclnnFmodTensor, aclnnFmodScalar, false, ResultKind::kPromoted); },
                          "fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out"};
 constexpr BinaryOp kPow{"pow", [] { return pow_launch(); }, "pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out"};
 constexpr BinaryOp kAtan2{"atan2", [] { return NPU_BINARY_TENSOR_LAUNCH(aclnnAtan2, ResultKind::kFloating); },
-                          "atan2", "atan2_", "atan2.out"};
+                          "atan2", "atan2_", "atan2.out", nullptr, &kAtan2Capability};
 constexpr BinaryOp kMaximum{"maximum", [] { return NPU_BINARY_TENSOR_LAUNCH(aclnnMaximum, ResultKind::kPromoted); },
-                            "maximum", nullptr, "maximum.out", maximum_check};
+                            "maximum", nullptr, "maximum.out", maximum_check, &kMaximumCapability};
 constexpr BinaryOp kMinimum{"minimum", [] { return NPU_BINARY_TENSOR_LAUNCH(aclnnMinimum, ResultKind::kPromoted); },
-                            "minimum", nullptr, "minimum.out", minimum_check};
+                            "minimum", nullptr, "minimum.out", minimum_check, &kMinimumCapability};
 constexpr BinaryOp kBitwiseAnd{"bitwise_and", [] { return NPU_BINARY_LAUNCH(aclnnBitwiseAndTensor, aclnnBitwiseAndScalar, true, ResultKind::kPromoted); },
                                "bitwise_and.Tensor", "bitwise_and_.Tensor", "bitwise_and.Tensor_out"};
 constexpr BinaryOp kBitwiseOr{"bitwise_or", [] { return NPU_BINARY_LAUNCH(aclnnBitwiseOrTensor, aclnnBitwiseOrScalar, true, ResultKind::kPromoted); },
