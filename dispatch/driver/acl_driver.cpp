@@ -154,11 +154,24 @@ const AclDriver& driver() {
   return r.table;
 }
 
-[[noreturn]] void throw_missing_symbol(const char* symbol) {
+std::string loaded_libraries() {
   std::string libs;
-  for (const auto& l : registry().table.libraries) libs += " " + l;
-  throw std::runtime_error(std::string("the ACL driver has no symbol '") + symbol + "' (loaded:" + libs +
-                           "); this op is not available with this library set");
+  for (const auto& l : registry().table.libraries) libs += (libs.empty() ? "" : " ") + l;
+  return libs;
+}
+
+[[noreturn]] void throw_missing_symbol(const char* symbol) {
+  throw std::runtime_error(std::string("the ACL driver has no symbol '") + symbol + "' (loaded: " +
+                           loaded_libraries() + "); this op is not available with this library set");
+}
+
+bool has_op(std::string_view name) {
+  const AclDriver& d = driver();
+#define NPU_HAS_OP(op) \
+  if (name == #op) return d.op##GetWorkspaceSize != nullptr && d.op != nullptr;
+  NPU_ACLNN_OPS(NPU_HAS_OP)
+#undef NPU_HAS_OP
+  return false;
 }
 
 }  // namespace npu::driver

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dispatch/driver/acl_symbols.h"
@@ -43,6 +44,16 @@ template <class Fn>
 Fn require(Fn fn, const char* symbol);
 [[noreturn]] void throw_missing_symbol(const char* symbol);
 
+// Whether the loaded driver resolved both functions of aclnn op `name`
+// ("aclnnAdd": aclnnAddGetWorkspaceSize and aclnnAdd). Op symbols are
+// optional (a CANN version may lack an op): dispatch asks before launching
+// and falls back instead of failing mid-launch. False for a name that is not
+// in NPU_ACLNN_OPS. A name lookup; NPU_ACLNN_PRESENT(op) is the per-op form.
+bool has_op(std::string_view name);
+
+// The loaded libraries, for messages ("libascendcl.so libnnopbase.so ...").
+std::string loaded_libraries();
+
 template <class Fn>
 Fn require(Fn fn, const char* symbol) {
   if (fn == nullptr) throw_missing_symbol(symbol);
@@ -50,6 +61,11 @@ Fn require(Fn fn, const char* symbol) {
 }
 
 }  // namespace npu::driver
+
+// Whether the loaded driver resolved aclnn op `op`'s pair: two pointer tests.
+#define NPU_ACLNN_PRESENT(op)                                   \
+  (::npu::driver::driver().op##GetWorkspaceSize != nullptr && \
+   ::npu::driver::driver().op != nullptr)
 
 // Calls an ACL function through the driver table: NPU_ACL(aclrtMalloc)(&p, n, policy).
 #define NPU_ACL(name) (::npu::driver::require(::npu::driver::driver().name, #name))

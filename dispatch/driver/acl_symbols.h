@@ -66,8 +66,10 @@
   X(aclGetViewShape)
 
 // Op pairs (libopapi.so on Ascend): list the op name once; the driver
-// resolves <name>GetWorkspaceSize and <name>. Op symbols are optional: a
-// missing one fails when the op is first run, naming itself.
+// resolves <name>GetWorkspaceSize and <name>. Op symbols are optional (a
+// CANN version may lack an op): ops described by an AclnnCapability
+// (dispatch/fallback/capability.h) ask NPU_ACLNN_PRESENT before launching and
+// fall back; any other op fails when first run, naming the missing symbol.
 // Pointwise, copies and factories.
 #define NPU_ACLNN_POINTWISE_OPS(X)       \
   X(aclnnAbs)                            \

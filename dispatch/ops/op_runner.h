@@ -39,7 +39,6 @@ void find_device(std::optional<c10::Device>& found, const T& first, const Rest&.
 template <class Prepare, class Launch, class After, class... Args>
 void run_aclnn_then(const char* name, const char* prepare_name, Prepare prepare, Launch launch, After after,
                     const Args&... args) {
-  count_native_launch(name);
   // Kernels registered for PrivateUse1 get no device guard from PyTorch: the
   // launch must go to the stream of the device the tensors live on.
   std::optional<c10::Device> device;
@@ -59,6 +58,9 @@ void run_aclnn_then(const char* name, const char* prepare_name, Prepare prepare,
     workspace_ptr = workspace.data_ptr();
   }
   check_acl(launch(workspace_ptr, workspace_size, executor, current_acl_stream()), name);
+  // Counted once launched: an entry that refused its arguments (a dtype its
+  // kernel lacks) launched nothing, and the fallback that follows counts.
+  count_native_launch(name);
   std::apply(after, owners);
 }
 

@@ -5,6 +5,8 @@
 #include <ATen/native/Resize.h>
 #include <torch/library.h>
 
+#include "dispatch/fallback/capability.h"
+#include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/ops/reduce_op.h"
 
@@ -22,6 +24,13 @@ void check_sortable(const char* name, const at::Tensor& self) {
   check_npu(name, "self", self);
   TORCH_CHECK(!self.is_complex(), name, "(): not supported for complex tensors, got ", self.scalar_type());
 }
+
+// What the sort entries compute in (kernels/sort.cpp: every real dtype),
+// decided before launching; the rest, and entries the ACL library lacks, run
+// through the CPU fallback.
+constexpr DTypeSet kSortable = dtypes::kBool | dtypes::kIntegral | dtypes::kUnsignedWide | dtypes::kFloating;
+constexpr AclnnCapability kSortCapability = NPU_ACLNN_CAPABILITY(aclnnSort, kSortable);
+constexpr AclnnCapability kTopkCapability = NPU_ACLNN_CAPABILITY(aclnnTopk, kSortable);
 
 // values and indices of `shape`, written with out= semantics (dtypes as PyTorch demands).
 void write_pair(const char* name, const at::Tensor& self, at::IntArrayRef shape, at::Tensor& values,
@@ -49,9 +58,12 @@ void resize_like_self(const at::Tensor& self, const at::Tensor& out) {
   out.unsafeGetTensorImpl()->set_sizes_and_strides(self.sizes(), layout.strides());
 }
 
-PairRef sort_out(const at::Tensor& self, std::optional<bool> /*stable: every npu sort is*/, int64_t dim,
+PairRef sort_out(const at::Tensor& self, std::optional<bool> stable /*every npu sort is*/, int64_t dim,
                  bool descending, at::Tensor& values, at::Tensor& indices) {
   check_sortable("sort", self);
+  if (!run_native(kSortCapability, "sort.values_stable", {self.scalar_type()})) {
+    return fallback_call<PairRef>("sort.values_stable", self, stable, dim, descending, values, indices);
+  }
   const int64_t d = at::maybe_wrap_dim(dim, self.dim());
   check_npu("sort", "values", values);
   check_npu("sort", "indices", indices);
@@ -64,6 +76,10 @@ PairRef sort_out(const at::Tensor& self, std::optional<bool> /*stable: every npu
 }
 
 Pair sort(const at::Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  check_sortable("sort", self);
+  if (!run_native(kSortCapability, "sort.stable", {self.scalar_type()})) {
+    return fallback_call<Pair>("sort.stable", self, stable, dim, descending);
+  }
   at::Tensor values = at::empty({0}, self.options());
   at::Tensor indices = at::empty({0}, self.options().dtype(at::kLong));
   sort_out(self, stable, dim, descending, values, indices);
@@ -73,6 +89,9 @@ Pair sort(const at::Tensor& self, std::optional<bool> stable, int64_t dim, bool 
 PairRef topk_out(const at::Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, at::Tensor& values,
                  at::Tensor& indices) {
   check_sortable("topk", self);
+  if (!run_native(kTopkCapability, "topk.values", {self.scalar_type()})) {
+    return fallback_call<PairRef>("topk.values", self, k, dim, largest, sorted, values, indices);
+  }
   const int64_t d = at::maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.dim() == 0 ? 1 : self.size(d);
   TORCH_CHECK(k >= 0 && k <= size, "selected index k out of range");
@@ -85,6 +104,10 @@ PairRef topk_out(const at::Tensor& self, int64_t k, int64_t dim, bool largest, b
 }
 
 Pair topk(const at::Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  check_sortable("topk", self);
+  if (!run_native(kTopkCapability, "topk", {self.scalar_type()})) {
+    return fallback_call<Pair>("topk", self, k, dim, largest, sorted);
+  }
   at::Tensor values = at::empty({0}, self.options());
   at::Tensor indices = at::empty({0}, self.options().dtype(at::kLong));
   topk_out(self, k, dim, largest, sorted, values, indices);

@@ -4,6 +4,7 @@
 
 #include "device_model/soc_profile.h"
 #include "dispatch/driver/acl_driver.h"
+#include "dispatch/fallback/fallback_call.h"
 #include "dispatch/fallback/op_counters.h"
 #include "dispatch/format/format_config.h"
 #include "dispatch/format/storage_bindings.h"
@@ -56,6 +57,7 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("_driver_mode", [] { return npu::driver::driver().mode; });
   m.def("_driver_libraries", [] { return npu::driver::driver().libraries; });
+  m.def("_driver_has_op", [](const std::string& name) { return npu::driver::has_op(name); });
   m.def("_device_count", [] { return static_cast<int>(npu::device_count()); });
   m.def("_is_in_bad_fork", &npu::in_bad_fork);
   m.def("_current_device", [] { return static_cast<int>(npu::current_device()); });
@@ -84,6 +86,20 @@ PYBIND11_MODULE(_C, m) {
   m.def("_reset_op_counters", &npu::reset_op_counters);
   m.def("_set_fallback_mode", &npu::set_fallback_mode);
   m.def("_fallback_mode", &npu::fallback_mode_name);
+  // Test hook (tests/python/test_capability_fallback.py): the return types of
+  // npu::fallback_call that no op reaches yet (a list, none, bool, a scalar),
+  // and a tensor list reference argument.
+  m.def("_test_fallback_call_returns", [](const at::Tensor& x, const at::Tensor& y) {
+    const std::vector<at::Tensor> sums =
+        npu::fallback_call<std::vector<at::Tensor>>("_foreach_add.List", at::TensorList{x, y}, at::TensorList{y, x},
+                                                     at::Scalar(2));
+    std::vector<at::Tensor> scaled{x.clone(), y.clone()};
+    npu::fallback_call<void>("_foreach_mul_.List", at::TensorList(scaled), at::TensorList{y, x});
+    const bool equal = npu::fallback_call<bool>("equal", x, y);
+    const at::Scalar first = npu::fallback_call<at::Scalar>("_local_scalar_dense", x[0][0]);
+    const at::Tensor joined = npu::fallback_call<at::Tensor>("cat", at::ITensorListRef(scaled), int64_t{0});
+    return py::make_tuple(sums, scaled, equal, first.toDouble(), joined);
+  });
   npu::bind_memory(m);
   npu::bind_random(m);
   m.def("_set_kernel_delay_us", [](uint64_t us) {

@@ -8,8 +8,8 @@
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/table/arg_conversions.h"
-#include "dispatch/table/capability.h"
-#include "dispatch/table/fallback_call.h"
+#include "dispatch/fallback/capability.h"
+#include "dispatch/fallback/fallback_call.h"
 #include "dispatch/table/structured_call.h"
 
 #include <ATen/ops/add_meta.h>

@@ -3,6 +3,8 @@ vendor library set with CANN's file names (libascendcl.so, libnnopbase.so,
 libopapi.so) that logs every call and forwards it to the emulator."""
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,3 +52,32 @@ def test_emulator_only_knob_is_a_clear_error_on_acl(acl_env):
     _, env = acl_env
     r = run_python("import torch, npu_emu\nnpu_emu._C._set_kernel_delay_us(5)", env)
     assert r.returncode != 0 and "no symbol 'aclemuSetKernelDelayUs'" in r.stderr
+
+
+def _generate_forwarders(out_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    headers = sorted(str(p) for p in (REPO / "include" / "acl").glob("*.h"))
+    return subprocess.run([sys.executable, str(REPO / "tests" / "vendor_standin" / "gen_forwarders.py"),
+                           "--output-dir", str(out_dir), *extra, *headers], capture_output=True, text=True)
+
+
+def test_forwarder_generator_omits_exactly_the_named_op_pairs(tmp_path):
+    full, reduced = tmp_path / "full", tmp_path / "reduced"
+    assert _generate_forwarders(full).returncode == 0
+    r = _generate_forwarders(reduced, "--omit", "aclnnMaximum", "--omit", "aclnnAtan2")
+    assert r.returncode == 0, r.stderr
+
+    def defined(directory: Path) -> set[str]:
+        text = (directory / "forward_opapi.cpp").read_text()
+        return {line.split("(")[0].split()[-1] for line in text.splitlines() if line.startswith("ACL_FUNC_VISIBILITY")}
+
+    assert defined(full) - defined(reduced) == {"aclnnMaximum", "aclnnMaximumGetWorkspaceSize", "aclnnAtan2",
+                                                "aclnnAtan2GetWorkspaceSize"}
+    assert defined(reduced) < defined(full)
+    for lib in ("ascendcl", "nnopbase"):
+        assert (full / f"forward_{lib}.cpp").read_text() == (reduced / f"forward_{lib}.cpp").read_text()
+
+
+def test_forwarder_generator_refuses_to_omit_an_unknown_op(tmp_path):
+    r = _generate_forwarders(tmp_path, "--omit", "aclnnNoSuchOp")
+    assert r.returncode == 1
+    assert "--omit names no aclnn op declared in the headers: ['aclnnNoSuchOp']" in r.stderr

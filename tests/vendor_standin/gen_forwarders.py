@@ -18,6 +18,10 @@ understood are
                      whose body contains ACL_FUNC_VISIBILITY (for example
                      ACLNN_LAUNCH_SIGNATURE(aclnnAdd);), expanded here.
 
+With --omit aclnnX (repeatable), the aclnn op pair aclnnXGetWorkspaceSize /
+aclnnX gets no forwarder: a library set like a CANN version that lacks the
+op, for testing how dispatch copes with a missing op.
+
 acl_emu_ext.h is skipped, and so is any aclemu* name: real CANN has no such
 symbols, and a stand-in without them proves the dispatch layer treats them as
 optional.
@@ -254,6 +258,8 @@ def main():
     parser.add_argument("--output-dir", required=True, type=pathlib.Path)
     parser.add_argument("--check-with-cxx", metavar="COMPILER",
                         help="verify the parse against this C++ compiler's preprocessor")
+    parser.add_argument("--omit", action="append", default=[], metavar="ACLNN_OP",
+                        help="leave out this aclnn op pair (aclnnX and aclnnXGetWorkspaceSize)")
     parser.add_argument("headers", nargs="+", type=pathlib.Path)
     args = parser.parse_args()
     headers = sorted(set(args.headers), key=lambda p: p.name)
@@ -264,6 +270,14 @@ def main():
     except HeaderError as e:
         print(f"gen_forwarders.py: error: {e}", file=sys.stderr)
         return 1
+    unknown = [op for op in args.omit if op not in functions or not op.startswith("aclnn")]
+    if unknown:
+        print(f"gen_forwarders.py: error: --omit names no aclnn op declared in the headers: {unknown}",
+              file=sys.stderr)
+        return 1
+    for op in args.omit:
+        functions.pop(op)
+        functions.pop(op + "GetWorkspaceSize", None)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     for library in LIBRARIES:
         mine = [functions[n] for n in sorted(functions) if library_of(n) == library]
