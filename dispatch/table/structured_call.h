@@ -115,6 +115,23 @@ at::ScalarType compute_dtype(const Meta& meta, at::ScalarType fallback) {
 at::Tensor device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute);
 bool is_cpu_scalar(const at::Tensor& t);
 
+// The dtypes an op must support to run natively: its compute dtype, and the
+// dtype of each tensor operand the kernels cannot simply convert from (wide
+// unsigned and complex ones are read only in their own dtype). Bool, integer
+// and floating operands are converted; CPU scalars are converted on the host.
+template <class... Tensors>
+c10::SmallVector<at::ScalarType, 4> operand_dtypes(at::ScalarType compute, const Tensors&... operands) {
+  c10::SmallVector<at::ScalarType, 4> out{compute};
+  auto add = [&](const at::Tensor& t) {
+    if (!t.defined() || is_cpu_scalar(t)) return;
+    const at::ScalarType d = t.scalar_type();
+    const bool read_as_is = at::isComplexType(d) || d == at::kUInt16 || d == at::kUInt32 || d == at::kUInt64;
+    if (read_as_is && d != compute) out.push_back(d);
+  };
+  (add(operands), ...);
+  return out;
+}
+
 // An empty npu tensor of `dtype` on the device of the first npu tensor among
 // `operands`, for an iterator to resize (ops whose result dtype is fixed).
 at::Tensor new_output(at::ScalarType dtype, const at::Tensor& a, const at::Tensor& b);

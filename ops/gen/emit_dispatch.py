@@ -180,7 +180,9 @@ class Wrapper:
     def emit_launches(self, body: list[str], on_device: bool) -> None:
         for op, use in self.uses:
             dtype = use.compute_dtype or "compute"
-            launch = (f'    if (npu::run_native(npu::table::caps::{op.aclnn}, "{self.schema}", {{{dtype}}})) {{\n'
+            inputs = "".join(f", {n}" for t, n in self.args if t == "const at::Tensor &")
+            launch = (f'    if (npu::run_native(npu::table::caps::{op.aclnn}, "{self.schema}", '
+                      f'npu::table::operand_dtypes({dtype}{inputs}))) {{\n'
                       f"      NPU_RUN({op.aclnn}, {', '.join(self.launch_args(op, use, on_device and not use.when))});\n"
                       f"      return {self.result()};\n    }}\n")
             if use.when:
