@@ -122,6 +122,13 @@ bool covers_storage(const at::Tensor& t, const model::StorageDesc& d) {
   return t.storage_offset() == 0 && t.sizes().equals(d.base_sizes) && t.is_contiguous();
 }
 
+bool is_whole_storage(const at::Tensor& t, const model::StorageDesc& d) {
+  if (t.storage_offset() != 0 || static_cast<std::size_t>(t.element_size()) != model::itemsize(d.dtype)) return false;
+  const model::Dims sizes = t.sizes().vec();
+  const auto order = model::contiguous_order(sizes, t.strides().vec());
+  return order && model::permuted(sizes, *order) == d.base_sizes;
+}
+
 at::Tensor whole_storage(const at::Tensor& t) {
   const model::StorageDesc d = storage_desc(t);
   // A dtype view of the same element size (float32 as int32) has the same
