@@ -88,6 +88,11 @@ template <class Prepare, std::size_t I>
 inline constexpr bool kWrittenParam =
     std::is_same_v<std::tuple_element_t<I, typename AclnnParams<Prepare>::type>, aclTensor*>;
 
+// Whether parameter `index` of the aclnn op `op` is one it writes: a non-const
+// aclTensor* (`written_type`), or the selfRef every aclnnInplace* op takes
+// first, which CANN declares const for some (aclnnInplaceUniform, ...Normal).
+bool writes_param(const char* op, std::size_t index, bool written_type);
+
 // How tensor arguments in private formats reach an aclnn op. A tensor that
 // is its whole private storage (or a dim permutation of it) goes as it is
 // (format and storage dims) to an entry that takes private formats. Anything
@@ -152,7 +157,7 @@ void run_aclnn_formats_impl(const char* name, const char* prepare_name, Prepare 
     return;
   }
   PrivateFormatArgs formats(name);
-  ((kWrittenParam<Prepare, I> ? formats.note_written(args) : void()), ...);
+  ((writes_param(name, I, kWrittenParam<Prepare, I>) ? formats.note_written(args) : void()), ...);
   run_aclnn_then(name, prepare_name, prepare, launch, after, formats.substitute(args)...);
   formats.write_results();
 }

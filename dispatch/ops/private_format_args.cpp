@@ -28,6 +28,10 @@ bool entry_takes_private_formats(const char* op) {
   return entries.count(op) > 0;
 }
 
+bool writes_param(const char* op, std::size_t index, bool written_type) {
+  return written_type || (index == 0 && std::string_view(op).rfind("aclnnInplace", 0) == 0);
+}
+
 bool any_private_format(const at::Tensor& t) { return t.defined() && has_private_format(t); }
 
 bool any_private_format(const std::optional<at::Tensor>& t) { return t && any_private_format(*t); }

@@ -457,3 +457,27 @@ def test_a_slice_of_an_nz_tensor_as_in_place_output(op):
     assert torch_npu.get_npu_format(x) == 29 and npu_emu.storage_desc(x) == desc
     assert torch.equal(x.cpu(), cpu)
     assert torch.equal(npu_emu.storage_data(x), nz_reference(cpu))
+
+
+# aclnnInplaceUniform & co. declare their selfRef const, as CANN does: they
+# write it all the same, whole or through a view of a private storage.
+RANDOM_IN_PLACE = {
+    "uniform_": lambda t: t.uniform_(10, 11),
+    "normal_": lambda t: t.normal_(10, 0.01),
+    "bernoulli_": lambda t: t.bernoulli_(1.0).add_(9.5),
+}
+
+
+@pytest.mark.parametrize("op", RANDOM_IN_PLACE.values(), ids=RANDOM_IN_PLACE.keys())
+@pytest.mark.parametrize("view", [lambda a: a, lambda a: a[2:5], lambda a: a.t()[1:4]], ids=["whole", "rows", "cols"])
+def test_random_in_place_ops_write_private_storages(op, view):
+    cpu, x, desc, _ = private_input((33, 20), 29)
+    op(view(x))
+    expected = cpu.clone()
+    view(expected).fill_(float("nan"))  # the written elements
+    got = x.cpu()
+    written = expected.isnan()
+    assert bool(((got[written] > 9) & (got[written] < 12)).all())
+    assert torch.equal(got[~written], cpu[~written])
+    assert torch_npu.get_npu_format(x) == 29 and npu_emu.storage_desc(x) == desc
+    assert torch.equal(npu_emu.storage_data(x), nz_reference(got))
