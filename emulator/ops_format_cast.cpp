@@ -124,7 +124,11 @@ aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(const aclTensor* srcTensor,
 
 aclnnStatus aclnnNpuFormatCastGetWorkspaceSize(const aclTensor* srcTensor, aclTensor* dstTensor,
                                                uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return npu::emu::prepare_op("aclnnNpuFormatCast", workspaceSize, executor, [&] {
+  // Both tensors are taken in their own formats (native): this entry is what moves data between formats.
+  const npu::emu::FormatArgs tensors{npu::emu::TensorIn{srcTensor, "srcTensor", true},
+                                     npu::emu::TensorOut{dstTensor, "dstTensor", true}};
+  return npu::emu::prepare_op("aclnnNpuFormatCast", workspaceSize, executor, tensors,
+                              [&](const aclTensor* srcTensor, aclTensor* dstTensor) {
     npu::emu::require_tensor(srcTensor, "srcTensor");
     npu::emu::require_tensor(dstTensor, "dstTensor");
     if (srcTensor->dtype != dstTensor->dtype) {
