@@ -52,6 +52,7 @@ FormatScope::FormatScope(const char* entry) : entry_(entry) {}
 FormatScope::~FormatScope() = default;
 
 aclTensor* FormatScope::stage(const aclTensor& t, const char* name, bool output) {
+  if (t.format == ACL_FORMAT_ND) return nullptr;  // nearly every tensor: no table lookup on the launch path
   const std::optional<model::Format> format = model::format_from_acl(t.format);
   if (!format) {
     fail(ACLNN_ERR_PARAM_INVALID, std::string(entry_) + ": " + name + " has unknown format " +
