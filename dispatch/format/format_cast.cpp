@@ -196,7 +196,15 @@ void copy_with_formats(const at::Tensor& dst, const at::Tensor& src) {
   const model::StorageDesc d = storage_desc(dst);
   if (covers_storage(dst, d)) {
     // Into a private destination: the values in dst's dtype and shape,
-    // dense, then laid out in dst's format directly into its storage.
+    // dense (base_src itself when it is that already), then laid out in
+    // dst's format directly into its storage.
+    const bool dense_already = base_src.device() == dst.device() && base_src.scalar_type() == dst.scalar_type() &&
+                               base_src.sizes().equals(dst.sizes()) && base_src.is_contiguous() &&
+                               !base_src.is_conj() && !base_src.is_neg();
+    if (dense_already) {
+      NPU_RUN_RAW(aclnnNpuFormatCast, base_src, dst);
+      return;
+    }
     at::Tensor dense = ops::empty_npu(dst.sizes(), dst.scalar_type(), dst.device());
     NPU_RUN_RAW(aclnnInplaceCopy, dense, base_src);
     NPU_RUN_RAW(aclnnNpuFormatCast, dense, dst);

@@ -481,3 +481,24 @@ def test_random_in_place_ops_write_private_storages(op, view):
     assert torch.equal(got[~written], cpu[~written])
     assert torch_npu.get_npu_format(x) == 29 and npu_emu.storage_desc(x) == desc
     assert torch.equal(npu_emu.storage_data(x), nz_reference(got))
+
+
+def launches_during(f) -> dict:
+    """aclnn op -> native launches `f()` made."""
+    before = dict(npu_emu.native_report())
+    f()
+    torch.npu.synchronize()
+    return {op: n - before.get(op, 0) for op, n in npu_emu.native_report().items() if n != before.get(op, 0)}
+
+
+def test_copy_of_dense_values_into_a_whole_private_tensor_is_one_format_cast():
+    cpu, x, desc, _ = private_input((33, 20), 29)
+    src_cpu = make_tensor((33, 20), torch.float32, seed=1)
+    src = src_cpu.npu()
+    assert launches_during(lambda: x.copy_(src)) == {"aclnnNpuFormatCast": 1}
+    # An op without a format-aware entry writes a whole NZ tensor through one
+    # base copy in and one cast back out.
+    assert launches_during(lambda: x.clamp_(-1, 1)) == {"aclnnNpuFormatCast": 2, "aclnnClamp": 1}
+    assert npu_emu.storage_desc(x) == desc
+    assert torch.equal(x.cpu(), src_cpu.clamp(-1, 1))
+    assert torch.equal(npu_emu.storage_data(x), nz_reference(src_cpu.clamp(-1, 1)))
