@@ -283,3 +283,47 @@ TEST_CASE("FormatScope: substitutes are base-format scratch; the task fills inpu
   })();
   CHECK(in_storage == laid_out(desc, negated));
 }
+
+TEST_CASE("FormatScope: a tensor list gets a copy with private-format members substituted", "[formats][format_scope]") {
+  const Dims dims{33, 20};
+  const StorageDesc desc = npu::model::describe_storage(dims, DType::Float32, Format::FRACTAL_NZ);
+  const std::vector<float> a = values(dims, 1.5f);
+  std::vector<unsigned char> nz_storage = laid_out(desc, a);
+  std::vector<float> plain(a.size(), 3.0f);
+  const Dims strides = npu::kernels::contiguous_strides(dims);
+  aclTensor* members[] = {
+      aclCreateTensor(dims.data(), 2, ACL_FLOAT, strides.data(), 0, ACL_FORMAT_ND, dims.data(), 2, plain.data()),
+      aclCreateTensor(dims.data(), 2, ACL_FLOAT, strides.data(), 0, ACL_FORMAT_FRACTAL_NZ,
+                      desc.storage_sizes.data(), desc.storage_sizes.size(), nz_storage.data()),
+      nullptr};
+  aclTensorList* list = aclCreateTensorList(members, 3);
+  REQUIRE(list != nullptr);
+  npu::emu::FormatScope scope("aclnnTest");
+  const aclTensorList* sub = scope.substitute(npu::emu::ListIn{list, "tensors"});
+  REQUIRE(sub != list);
+  REQUIRE(sub->tensors.size() == 3);
+  CHECK(sub->tensors[0]->data == plain.data());
+  CHECK(sub->tensors[1]->format == ACL_FORMAT_ND);
+  CHECK(sub->tensors[1]->data != nz_storage.data());
+  CHECK(sub->tensors[2] == nullptr);
+  const auto view = sub->tensors[1]->view();
+  std::vector<float> read(a.size());
+  scope.wrap([view, &read] { std::memcpy(read.data(), view.data, read.size() * 4); })();
+  CHECK(read == a);
+  CHECK(nz_storage == laid_out(desc, a));
+  aclDestroyTensorList(list);
+
+  // A member that is not a whole tensor is refused, named by its index.
+  aclTensor* partial[] = {aclCreateTensor(dims.data(), 2, ACL_FLOAT, strides.data(), 4, ACL_FORMAT_FRACTAL_NZ,
+                                          desc.storage_sizes.data(), desc.storage_sizes.size(), nz_storage.data())};
+  aclTensorList* bad = aclCreateTensorList(partial, 1);
+  npu::emu::FormatScope refusing("aclnnCat");
+  try {
+    refusing.substitute(npu::emu::ListIn{bad, "tensors"});
+    FAIL("a partial NZ member was accepted");
+  } catch (const npu::emu::AclError& e) {
+    CHECK(e.code() == ACLNN_ERR_PARAM_INVALID);
+    CHECK_THAT(e.what(), Catch::Contains("aclnnCat: tensors[0] in FRACTAL_NZ (29) must describe a whole tensor"));
+  }
+  aclDestroyTensorList(bad);
+}
