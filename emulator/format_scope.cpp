@@ -1,5 +1,7 @@
 #include "emulator/format_scope.h"
 
+#include <algorithm>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -26,6 +28,7 @@ struct Staged {
   model::StorageDesc desc;
   void* storage = nullptr;
   std::unique_ptr<unsigned char[]> scratch;
+  std::size_t bytes = 0;  // of scratch: the base-format values
   bool read = false;   // an input views it: fill scratch before the body
   bool write = false;  // an output views it: lay scratch back after the body
 };
@@ -38,7 +41,13 @@ struct FormatScope::State {
 
   void before() const {
     for (const Staged& s : staged) {
-      if (s.read) kernels::storage_to_base(s.desc, s.storage, s.scratch.get());
+      if (s.read) {
+        kernels::storage_to_base(s.desc, s.storage, s.scratch.get());
+      } else {
+        // An output-only scratch is laid back whole: what a kernel leaves
+        // unwritten must not be whatever the allocation held.
+        std::memset(s.scratch.get(), 0, s.bytes);
+      }
     }
   }
   void after() const {
@@ -95,8 +104,8 @@ aclTensor* FormatScope::stage(const aclTensor& t, const char* name, bool output)
   if (staged == nullptr) {
     Staged s;
     s.storage = t.data;
-    // Zeroed: an output-only scratch is laid back whole, padding included.
-    s.scratch = std::make_unique<unsigned char[]>(std::max<std::size_t>(desc.base_numel() * model::itemsize(t.dtype), 1));
+    s.bytes = static_cast<std::size_t>(desc.base_numel()) * model::itemsize(t.dtype);
+    s.scratch.reset(new unsigned char[std::max<std::size_t>(s.bytes, 1)]);  // filled or zeroed by the task
     s.desc = std::move(desc);
     staged = &state_->staged.emplace_back(std::move(s));
   }
