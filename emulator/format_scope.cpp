@@ -20,8 +20,6 @@ std::string describe(const aclTensor& t) {
          std::to_string(t.offset) + ", storage dims " + model::dims_str(t.storage_dims);
 }
 
-}  // namespace
-
 // One private storage seen through scratch: the storage's descriptor, where
 // it lives, and its values in the base format.
 struct Staged {
@@ -32,6 +30,8 @@ struct Staged {
   bool read = false;   // an input views it: fill scratch before the body
   bool write = false;  // an output views it: lay scratch back after the body
 };
+
+}  // namespace
 
 struct FormatScope::State {
   std::vector<Staged> staged;
