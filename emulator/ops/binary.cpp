@@ -18,15 +18,19 @@ const OperandArg kNoAlpha(static_cast<const aclScalar*>(nullptr), "alpha", true)
 
 aclnnStatus binary_entry(const char* api, BinaryFn op, const OperandArg& self, const OperandArg& other,
                          const OperandArg& alpha, aclTensor* out, uint64_t* workspace_size, aclOpExecutor** executor) {
-  return npu::emu::prepare_op(api, workspace_size, executor, [&] {
+  const npu::emu::FormatArgs params{npu::emu::TensorIn{self.tensor(), self.name()},
+                                    npu::emu::TensorIn{other.tensor(), other.name()},
+                                    npu::emu::TensorOut{out, "out"}};
+  return npu::emu::prepare_op(api, workspace_size, executor, params,
+                              [&](const aclTensor* self_t, const aclTensor* other_t, aclTensor* out_t) {
     // Not const: moved into the task (each operand's view owns two vectors).
-    npu::kernels::Operand a = self.resolve(), b = other.resolve();
+    npu::kernels::Operand a = self.with_tensor(self_t).resolve(), b = other.with_tensor(other_t).resolve();
     const npu::kernels::Operand alpha_arg = alpha.resolve();
     const npu::kernels::Scalar al = alpha_arg.present() ? alpha_arg.scalar() : npu::kernels::Scalar::from_int(1);
-    npu::emu::require_tensor(out, "out");
-    const npu::model::DType result = npu::kernels::binary_result_dtype(op, a, b, out->dtype, al);
-    npu::emu::check_pointwise_out(out, npu::kernels::broadcast_operands({&a, &b}), result);
-    return std::function<void()>([op, a = std::move(a), b = std::move(b), al, o = out->view()] { npu::kernels::binary(op, o, a, b, al); });
+    npu::emu::require_tensor(out_t, "out");
+    const npu::model::DType result = npu::kernels::binary_result_dtype(op, a, b, out_t->dtype, al);
+    npu::emu::check_pointwise_out(out_t, npu::kernels::broadcast_operands({&a, &b}), result);
+    return std::function<void()>([op, a = std::move(a), b = std::move(b), al, o = out_t->view()] { npu::kernels::binary(op, o, a, b, al); });
   });
 }
 
