@@ -9,7 +9,7 @@
 
 #include "device_model/storage_desc.h"
 #include "emulator/acl_error.h"
-#include "kernels/format_transform.h"
+#include "kernels/format/format_transform.h"
 
 namespace npu::emu {
 

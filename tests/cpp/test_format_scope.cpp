@@ -19,8 +19,8 @@
 #include "emulator/acl_error.h"
 #include "emulator/acl_objects.h"
 #include "emulator/format_scope.h"
-#include "kernels/format_transform.h"
-#include "kernels/tensor_view.h"
+#include "kernels/format/format_transform.h"
+#include "kernels/core/tensor_view.h"
 
 using npu::model::Dims;
 using npu::model::DType;
