@@ -197,6 +197,29 @@ StorageDesc describe_storage(const Dims& base_sizes, DType dtype, Format format)
   return desc;
 }
 
+std::optional<Dims> contiguous_order(const Dims& sizes, const Dims& strides) {
+  if (sizes.size() != strides.size()) return std::nullopt;
+  Dims order(sizes.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    if (strides[a] != strides[b]) return strides[a] > strides[b];
+    return sizes[a] != 1 && sizes[b] == 1;
+  });
+  int64_t expected = 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    if (sizes[*it] != 1 && strides[*it] != expected) return std::nullopt;
+    expected *= std::max<int64_t>(sizes[*it], 1);
+  }
+  return order;
+}
+
+Dims permuted(const Dims& dims, const Dims& order) {
+  Dims out;
+  out.reserve(order.size());
+  for (const int64_t i : order) out.push_back(dims[i]);
+  return out;
+}
+
 std::string dims_str(const Dims& dims) {
   std::string out = "[";
   for (std::size_t i = 0; i < dims.size(); ++i) {

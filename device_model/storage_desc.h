@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,19 @@ StorageDesc describe_storage(const Dims& base_sizes, DType dtype, Format format)
 // after resolve_format's fallbacks (desc.npu_format is the format used).
 // Throws as check_format_fits.
 StorageDesc make_storage_desc(const Dims& base_sizes, DType dtype, Format requested);
+
+// The order in which `sizes`/`strides` are the dims of a contiguous tensor:
+// p such that sizes[p[0]], sizes[p[1]], ... with strides[p[...]] is
+// contiguous (strides of size-1 dims are not looked at), or nullopt when no
+// order is. This is how a private-format tensor passed with permuted dims (a
+// transposed NZ weight) is told from a view of part of its storage: its
+// logical (origin) shape is sizes in this order. Dims are ordered by stride,
+// largest first; between equal strides a dim of size other than 1 comes first,
+// as in a contiguous tensor. Both sides of the aclnn seam use this one rule.
+std::optional<Dims> contiguous_order(const Dims& sizes, const Dims& strides);
+
+// `dims` taken in `order`: dims[order[0]], dims[order[1]], ...
+Dims permuted(const Dims& dims, const Dims& order);
 
 std::string dims_str(const Dims& dims);  // "[2, 3]"
 

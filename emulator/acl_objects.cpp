@@ -1,8 +1,24 @@
 #include "emulator/acl_objects.h"
 
+#include "device_model/format.h"
+#include "device_model/storage_desc.h"
 #include "emulator/acl_error.h"
 
 npu::kernels::TensorView aclTensor::view() const {
+  // ND first: the format of nearly every argument, without a table lookup.
+  const std::optional<npu::model::Format> f =
+      format == ACL_FORMAT_ND ? std::optional(npu::model::Format::ND) : npu::model::format_from_acl(format);
+  if (f && npu::model::is_private_format(*f)) {
+    npu::emu::fail(ACLNN_ERR_PARAM_INVALID,
+                   "a tensor in the private format " + npu::model::format_label(*f) + " of shape " +
+                       npu::model::dims_str(view_dims) +
+                       " reached an entry that reads only base formats (its storage dims " +
+                       npu::model::dims_str(storage_dims) + " are not the view's layout)");
+  }
+  return unchecked_view();
+}
+
+npu::kernels::TensorView aclTensor::unchecked_view() const {
   return npu::kernels::TensorView{static_cast<char*>(data) + offset * static_cast<int64_t>(npu::model::itemsize(dtype)),
                                   dtype, view_dims, strides};
 }

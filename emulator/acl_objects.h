@@ -24,8 +24,13 @@ struct aclTensor {
   std::vector<int64_t> storage_dims;
   void* data = nullptr;
 
-  // The logical view kernels iterate over.
+  // The logical view kernels iterate over. Throws AclError
+  // (ACLNN_ERR_PARAM_INVALID) for a private format, whose bytes are not laid
+  // out as the view says: entries see such tensors through a FormatScope.
   npu::kernels::TensorView view() const;
+  // The same view whatever the format: for entries that take private
+  // formats themselves (aclnnNpuFormatCast) and only need the address.
+  npu::kernels::TensorView unchecked_view() const;
 };
 
 struct aclScalar {

@@ -4,10 +4,12 @@
 
 #include <functional>
 #include <string>
+#include <tuple>
 
 #include "acl/acl_base.h"
 #include "emulator/acl_error.h"
 #include "emulator/acl_objects.h"
+#include "emulator/format_scope.h"
 
 namespace npu::emu {
 
@@ -26,6 +28,26 @@ aclnnStatus prepare_op(const char* op_name, uint64_t* workspace_size, aclOpExecu
       fail(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize and executor must not be null");
     }
     make_executor(op_name, workspace_size, executor, prepare());
+  });
+}
+
+// The same for an entry whose tensor parameters are listed in `args`:
+// `prepare` is called with what a FormatScope substitutes for each of them,
+// in order (base-format descriptions of scratch for private-format tensors,
+// the parameters themselves otherwise), and the body it returns is wrapped
+// so that scratch is filled before it and laid into outputs after it.
+template <class... Params, class Prepare>
+aclnnStatus prepare_op(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor,
+                       const FormatArgs<Params...>& args, Prepare&& prepare) {
+  return guarded(op_name, [&] {
+    if (workspace_size == nullptr || executor == nullptr) {
+      fail(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize and executor must not be null");
+    }
+    FormatScope scope(op_name);
+    // Braced initialization: parameters are substituted left to right.
+    const auto substitutes = std::apply(
+        [&](const auto&... p) { return std::tuple{scope.substitute(p)...}; }, args.params);
+    make_executor(op_name, workspace_size, executor, scope.wrap(std::apply(prepare, substitutes)));
   });
 }
 

@@ -122,6 +122,13 @@ bool covers_storage(const at::Tensor& t, const model::StorageDesc& d) {
   return t.storage_offset() == 0 && t.sizes().equals(d.base_sizes) && t.is_contiguous();
 }
 
+bool is_whole_storage(const at::Tensor& t, const model::StorageDesc& d) {
+  if (t.storage_offset() != 0 || static_cast<std::size_t>(t.element_size()) != model::itemsize(d.dtype)) return false;
+  const model::Dims sizes = t.sizes().vec();
+  const auto order = model::contiguous_order(sizes, t.strides().vec());
+  return order && model::permuted(sizes, *order) == d.base_sizes;
+}
+
 at::Tensor whole_storage(const at::Tensor& t) {
   const model::StorageDesc d = storage_desc(t);
   // A dtype view of the same element size (float32 as int32) has the same
@@ -189,7 +196,15 @@ void copy_with_formats(const at::Tensor& dst, const at::Tensor& src) {
   const model::StorageDesc d = storage_desc(dst);
   if (covers_storage(dst, d)) {
     // Into a private destination: the values in dst's dtype and shape,
-    // dense, then laid out in dst's format directly into its storage.
+    // dense (base_src itself when it is that already), then laid out in
+    // dst's format directly into its storage.
+    const bool dense_already = base_src.device() == dst.device() && base_src.scalar_type() == dst.scalar_type() &&
+                               base_src.sizes().equals(dst.sizes()) && base_src.is_contiguous() &&
+                               !base_src.is_conj() && !base_src.is_neg();
+    if (dense_already) {
+      NPU_RUN_RAW(aclnnNpuFormatCast, base_src, dst);
+      return;
+    }
     at::Tensor dense = ops::empty_npu(dst.sizes(), dst.scalar_type(), dst.device());
     NPU_RUN_RAW(aclnnInplaceCopy, dense, base_src);
     NPU_RUN_RAW(aclnnNpuFormatCast, dense, dst);

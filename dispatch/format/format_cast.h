@@ -33,6 +33,12 @@ void format_cast_(const at::Tensor& t, model::Format format);
 // describes (its base sizes, contiguous, offset 0) rather than a view of it.
 bool covers_storage(const at::Tensor& t, const model::StorageDesc& d);
 
+// True when `t` can be described to aclnn in its storage's private format:
+// it is the whole logical tensor of `d` (covers_storage) or a permutation of
+// its dims (a transposed NZ weight), in a dtype of the storage's element
+// size. Any other view of a private storage has no aclnn description.
+bool is_whole_storage(const at::Tensor& t, const model::StorageDesc& d);
+
 // A tensor of `t`'s dtype over `t`'s whole storage, with the base sizes of
 // the storage's descriptor: the tensor a view of a private storage views.
 at::Tensor whole_storage(const at::Tensor& t);

@@ -3,6 +3,7 @@
 #include <complex>
 
 #include "dispatch/driver/acl_driver.h"
+#include "dispatch/format/format_cast.h"
 #include "dispatch/format/storage_format.h"
 
 namespace npu::ops {
@@ -34,6 +35,14 @@ aclDataType to_acl_dtype(at::ScalarType type) {
 AclTensor::AclTensor(const at::Tensor& t) {
   if (!t.defined()) return;
   const StorageShapeRef storage(t);
+  // A view of part of a private storage has no aclnn description; run_aclnn
+  // hands ops base-format stand-ins for those (PrivateFormatArgs).
+  TORCH_CHECK(storage.npu_format() == model::Format::ND || !model::is_private_format(storage.npu_format()) ||
+                  is_whole_storage(t, storage_desc(t)),
+              "internal error: a view (shape ", t.sizes(), ", strides ", t.strides(), ", offset ",
+              t.storage_offset(), ") of an npu storage in the private format ",
+              model::format_label(storage.npu_format()), " reached aclCreateTensor; only whole tensors can be "
+              "described in a private format");
   const auto sizes = t.sizes();
   const auto strides = t.strides();
   handle_ = NPU_ACL(aclCreateTensor)(sizes.data(), sizes.size(), to_acl_dtype(t.scalar_type()), strides.data(),

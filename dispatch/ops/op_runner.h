@@ -73,49 +73,106 @@ void run_aclnn_raw(const char* name, const char* prepare_name, Prepare prepare, 
 // read after synchronizing the current stream.
 std::vector<int64_t> synchronized_view_shape(const AclTensor& t);
 
-// Kernels see logical strided layouts: a tensor argument whose storage is in
-// a private format takes part as the same view of a base-format scratch copy
-// of its whole storage. Afterwards each scratch storage is laid back into its
-// private storage, in that storage's own format (the argument may have been
-// the op's output); the storage's format and descriptor never change.
+// Whether the aclnn entry `op` takes private-format tensors that describe a
+// whole tensor as they are (in the emulator: entries that use a FormatScope).
+// Until the op table says it per argument, a list of entry names.
+bool entry_takes_private_formats(const char* op);
+
+// The parameter types of an aclnn ...GetWorkspaceSize function; a parameter
+// of type `aclTensor*` (not const) is one the op writes (out, selfRef).
+template <class F>
+struct AclnnParams;
+template <class R, class... P>
+struct AclnnParams<R (*)(P...)> {
+  using type = std::tuple<P...>;
+};
+template <class Prepare, std::size_t I>
+inline constexpr bool kWrittenParam =
+    std::is_same_v<std::tuple_element_t<I, typename AclnnParams<Prepare>::type>, aclTensor*>;
+
+// Whether parameter `index` of the aclnn op `op` is one it writes: a non-const
+// aclTensor* (`written_type`), or the selfRef every aclnnInplace* op takes
+// first, which CANN declares const for some (aclnnInplaceUniform, ...Normal).
+bool writes_param(const char* op, std::size_t index, bool written_type);
+
+// How tensor arguments in private formats reach an aclnn op. A tensor that
+// is its whole private storage (or a dim permutation of it) goes as it is
+// (format and storage dims) to an entry that takes private formats. Anything
+// else cannot be described to aclnn: an input becomes a base-format copy of
+// the view; an argument the op writes becomes a base-format temporary (with
+// the view's values) that write_results() copies into the view after the
+// launch; an input that is the same view shares that temporary. A private
+// storage's bytes and descriptor change only through the op's own outputs.
 class PrivateFormatArgs {
  public:
+  explicit PrivateFormatArgs(const char* op) : takes_private_(entry_takes_private_formats(op)) {}
+  // First pass: every written tensor argument gets its temporary if it needs one.
+  template <class T>
+  void note_written(const T&) {}
+  void note_written(const at::Tensor& arg);
+  void note_written(const std::optional<at::Tensor>& arg) {
+    if (arg) note_written(*arg);
+  }
+  // Second pass: what the op is given for each argument.
   template <class T>
   const T& substitute(const T& arg) {
     return arg;
   }
   const at::Tensor& substitute(const at::Tensor& arg);
-  // Tensor lists are inputs (cat, stack, index lists): base copies, not laid back.
+  const std::optional<at::Tensor>& substitute(const std::optional<at::Tensor>& arg);
+  // Tensor lists are inputs (cat, stack, index lists): base copies.
   at::ITensorListRef substitute(const at::ITensorListRef& list);
-  ~PrivateFormatArgs() noexcept(false);  // lays the copies back
+  // Copies every temporary into the view it stands for (launches copies: run
+  // after the op's launch, never from a destructor).
+  void write_results();
 
  private:
-  // One scratch per private storage, however many arguments view it, so
-  // that an input aliasing the output cannot lay stale values back over it.
-  struct Scratch {
-    const c10::StorageImpl* storage;
-    at::Tensor whole;  // the private storage, as its logical base tensor
-    at::Tensor base;   // its values in the base format
+  bool passes_as_is(const at::Tensor& arg) const;
+  const bool takes_private_;
+  struct Written {
+    at::Tensor target;  // the argument, a view of a private storage
+    at::Tensor temp;    // its base-format stand-in
   };
-  const Scratch& scratch_for(const at::Tensor& arg);
   // Lists keep handed-out references valid and, unlike a deque, allocate
-  // nothing while empty (the common case).
-  std::list<Scratch> scratches_;
-  std::list<at::Tensor> views_;
+  // nothing while empty.
+  std::list<Written> written_;
+  std::list<at::Tensor> inputs_;
+  std::list<std::optional<at::Tensor>> optionals_;
   std::list<std::vector<at::Tensor>> lists_;
 };
 
-template <class Prepare, class Launch, class... Args>
-void run_aclnn(const char* name, const char* prepare_name, Prepare prepare, Launch launch, const Args&... args) {
-  PrivateFormatArgs formats;
-  run_aclnn_raw(name, prepare_name, prepare, launch, formats.substitute(args)...);
+// True when some argument is an npu tensor (or a list holding one) whose
+// storage is in a private format: the only case PrivateFormatArgs is needed.
+bool any_private_format(const at::Tensor& t);
+bool any_private_format(const std::optional<at::Tensor>& t);
+bool any_private_format(const at::ITensorListRef& list);
+template <class T>
+bool any_private_format(const T&) {
+  return false;
+}
+
+template <class Prepare, class Launch, class After, class... Args, std::size_t... I>
+void run_aclnn_formats_impl(const char* name, const char* prepare_name, Prepare prepare, Launch launch, After after,
+                            std::index_sequence<I...>, const Args&... args) {
+  if (!(any_private_format(args) || ...)) {
+    run_aclnn_then(name, prepare_name, prepare, launch, after, args...);
+    return;
+  }
+  PrivateFormatArgs formats(name);
+  ((writes_param(name, I, kWrittenParam<Prepare, I>) ? formats.note_written(args) : void()), ...);
+  run_aclnn_then(name, prepare_name, prepare, launch, after, formats.substitute(args)...);
+  formats.write_results();
 }
 
 template <class Prepare, class Launch, class After, class... Args>
 void run_aclnn_formats_then(const char* name, const char* prepare_name, Prepare prepare, Launch launch, After after,
                             const Args&... args) {
-  PrivateFormatArgs formats;
-  run_aclnn_then(name, prepare_name, prepare, launch, after, formats.substitute(args)...);
+  run_aclnn_formats_impl(name, prepare_name, prepare, launch, after, std::index_sequence_for<Args...>{}, args...);
+}
+
+template <class Prepare, class Launch, class... Args>
+void run_aclnn(const char* name, const char* prepare_name, Prepare prepare, Launch launch, const Args&... args) {
+  run_aclnn_formats_then(name, prepare_name, prepare, launch, [](const auto&...) {}, args...);
 }
 
 }  // namespace npu::ops

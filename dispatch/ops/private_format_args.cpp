@@ -1,44 +1,88 @@
+#include <string_view>
+#include <unordered_set>
+
 #include "dispatch/format/format_cast.h"
 #include "dispatch/format/storage_format.h"
+#include "dispatch/aclnn_op_list.h"
 #include "dispatch/ops/op_runner.h"
 
 namespace npu::ops {
 
-const PrivateFormatArgs::Scratch& PrivateFormatArgs::scratch_for(const at::Tensor& arg) {
-  const c10::StorageImpl* storage = arg.storage().unsafeGetStorageImpl();
-  for (const Scratch& s : scratches_) {
-    if (s.storage == storage) return s;
-  }
-  const at::Tensor whole = whole_storage(arg);
-  return scratches_.emplace_back(Scratch{storage, whole, to_base_format(whole)});
+bool entry_takes_private_formats(const char* op) {
+  // The op table's entries stage private formats through
+  // npu::emu::FormatScope (generated); so do the unary entries, which have not
+  // moved onto the table yet.
+  static const std::unordered_set<std::string_view> entries = {
+      NPU_ACLNN_TABLE_OP_NAMES
+      "aclnnAbs", "aclnnNeg", "aclnnExp", "aclnnExpm1", "aclnnLog", "aclnnLog1p", "aclnnLog2", "aclnnSqrt",
+      "aclnnRsqrt", "aclnnSin", "aclnnCos", "aclnnTan", "aclnnTanh", "aclnnSigmoid", "aclnnRelu", "aclnnGelu",
+      "aclnnSilu", "aclnnErf", "aclnnFloor", "aclnnCeil", "aclnnRound", "aclnnTrunc", "aclnnSign",
+      "aclnnReciprocal", "aclnnBitwiseNot", "aclnnLogicalNot", "aclnnIsNan", "aclnnIsInf", "aclnnGeluV2",
+      "aclnnRoundDecimals", "aclnnNanToNum", "aclnnCast"};
+  return entries.count(op) > 0;
 }
 
+bool writes_param(const char* op, std::size_t index, bool written_type) {
+  return written_type || (index == 0 && std::string_view(op).rfind("aclnnInplace", 0) == 0);
+}
+
+bool any_private_format(const at::Tensor& t) { return t.defined() && has_private_format(t); }
+
+bool any_private_format(const std::optional<at::Tensor>& t) { return t && any_private_format(*t); }
+
+bool any_private_format(const at::ITensorListRef& list) {
+  for (const at::Tensor& t : list) {
+    if (any_private_format(t)) return true;
+  }
+  return false;
+}
+
+bool PrivateFormatArgs::passes_as_is(const at::Tensor& arg) const {
+  return takes_private_ && is_whole_storage(arg, storage_desc(arg));
+}
+
+void PrivateFormatArgs::note_written(const at::Tensor& arg) {
+  if (!any_private_format(arg) || passes_as_is(arg)) return;
+  for (const Written& w : written_) {
+    if (w.target.is_same(arg)) return;
+  }
+  // With the view's values: an in-place op reads them through the same temporary.
+  written_.push_back(Written{arg, to_base_format(arg)});
+}
+
+namespace {
+
+// The same view of the same storage (two tensor objects can be).
+bool same_view(const at::Tensor& a, const at::Tensor& b) {
+  return a.is_same(b) || (a.storage().is_alias_of(b.storage()) && a.storage_offset() == b.storage_offset() &&
+                          a.sizes().equals(b.sizes()) && a.strides().equals(b.strides()) &&
+                          a.scalar_type() == b.scalar_type());
+}
+
+}  // namespace
+
 const at::Tensor& PrivateFormatArgs::substitute(const at::Tensor& arg) {
-  if (!arg.defined() || !has_private_format(arg)) return arg;
-  const Scratch& scratch = scratch_for(arg);
-  const bool same_dtype = arg.scalar_type() == scratch.base.scalar_type();
-  if (same_dtype && covers_storage(arg, storage_desc(arg))) return scratch.base;
-  // A view: the same sizes, strides and offset over the base-format copy
-  // (read as the argument's dtype when it is a dtype view of the storage).
-  // whole_storage(arg) refuses a dtype whose element size differs from the storage's.
-  const at::Tensor base = same_dtype ? scratch.base : scratch.base.view(whole_storage(arg).scalar_type());
-  return views_.emplace_back(base.as_strided(arg.sizes(), arg.strides(), arg.storage_offset()));
+  if (!any_private_format(arg) || passes_as_is(arg)) return arg;
+  for (const Written& w : written_) {
+    if (same_view(w.target, arg)) return w.temp;
+  }
+  return inputs_.emplace_back(to_base_format(arg));
+}
+
+const std::optional<at::Tensor>& PrivateFormatArgs::substitute(const std::optional<at::Tensor>& arg) {
+  if (!any_private_format(arg)) return arg;
+  return optionals_.emplace_back(substitute(*arg));
 }
 
 at::ITensorListRef PrivateFormatArgs::substitute(const at::ITensorListRef& list) {
   std::vector<at::Tensor> tensors;
-  for (const at::Tensor& t : list) {
-    tensors.push_back(t.defined() && has_private_format(t) ? to_base_format(t) : t);
-  }
+  for (const at::Tensor& t : list) tensors.push_back(any_private_format(t) ? to_base_format(t) : t);
   lists_.push_back(std::move(tensors));
   return at::ITensorListRef(lists_.back());
 }
 
-PrivateFormatArgs::~PrivateFormatArgs() noexcept(false) {
-  if (std::uncaught_exceptions() > 0) return;  // the op failed: nothing to lay back
-  for (const Scratch& s : scratches_) {
-    NPU_RUN_RAW(aclnnNpuFormatCast, s.base, s.whole);
-  }
+void PrivateFormatArgs::write_results() {
+  for (const Written& w : written_) copy_with_formats(w.target, w.temp);
 }
 
 }  // namespace npu::ops

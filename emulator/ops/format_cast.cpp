@@ -48,7 +48,7 @@ StorageDesc storage_of(const aclTensor* t, const char* name) {
                npu::model::dims_str(t->view_dims) + " has storage dims " + npu::model::dims_str(t->storage_dims) +
                ", expected " + npu::model::dims_str(desc.storage_sizes));
     }
-    if (!t->view().is_contiguous()) {
+    if (!t->unchecked_view().is_contiguous()) {
       fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " in private format " +
                                         npu::model::format_label(desc.npu_format) + " must be contiguous");
     }
@@ -124,7 +124,11 @@ aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(const aclTensor* srcTensor,
 
 aclnnStatus aclnnNpuFormatCastGetWorkspaceSize(const aclTensor* srcTensor, aclTensor* dstTensor,
                                                uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return npu::emu::prepare_op("aclnnNpuFormatCast", workspaceSize, executor, [&] {
+  // Both tensors are taken in their own formats (native): this entry is what moves data between formats.
+  const npu::emu::FormatArgs tensors{npu::emu::TensorIn{srcTensor, "srcTensor", true},
+                                     npu::emu::TensorOut{dstTensor, "dstTensor", true}};
+  return npu::emu::prepare_op("aclnnNpuFormatCast", workspaceSize, executor, tensors,
+                              [&](const aclTensor* srcTensor, aclTensor* dstTensor) {
     npu::emu::require_tensor(srcTensor, "srcTensor");
     npu::emu::require_tensor(dstTensor, "dstTensor");
     if (srcTensor->dtype != dstTensor->dtype) {
@@ -135,7 +139,7 @@ aclnnStatus aclnnNpuFormatCastGetWorkspaceSize(const aclTensor* srcTensor, aclTe
     npu::emu::require_shape(dstTensor, srcTensor->view_dims, "dstTensor");
     const StorageDesc src_desc = storage_of(srcTensor, "srcTensor");
     const StorageDesc dst_desc = storage_of(dstTensor, "dstTensor");
-    return std::function<void()>([src = srcTensor->view(), src_desc, dst = dstTensor->view(), dst_desc] {
+    return std::function<void()>([src = srcTensor->unchecked_view(), src_desc, dst = dstTensor->unchecked_view(), dst_desc] {
       run_format_cast(src, src_desc, dst, dst_desc);
     });
   });

@@ -23,6 +23,16 @@ class OperandArg {
   // read: their data is touched only when the task runs.
   kernels::Operand resolve() const;
 
+  // The tensor parameter (null for a scalar or an absent operand) and the
+  // same operand with that tensor replaced by `t` (a FormatScope substitute).
+  const aclTensor* tensor() const { return tensor_; }
+  const char* name() const { return name_; }
+  OperandArg with_tensor(const aclTensor* t) const {
+    OperandArg copy = *this;
+    if (tensor_ != nullptr) copy.tensor_ = t;
+    return copy;
+  }
+
  private:
   const aclTensor* tensor_ = nullptr;
   const aclScalar* scalar_ = nullptr;

@@ -17,12 +17,13 @@ namespace {
 
 aclnnStatus unary_entry(const char* api, UnaryFn op, const aclTensor* self, aclTensor* out, uint64_t* workspace_size,
                         aclOpExecutor** executor, const UnaryParams& params = {}) {
-  return npu::emu::prepare_op(api, workspace_size, executor, [&] {
-    npu::kernels::Operand x = npu::emu::OperandArg(self, "self").resolve();  // moved into the task
-    npu::emu::require_tensor(out, "out");
-    npu::emu::check_pointwise_out(out, x.sizes(), npu::kernels::unary_result_dtype(op, x.dtype(), out->dtype));
+  const npu::emu::FormatArgs tensors{npu::emu::TensorIn{self, "self"}, npu::emu::TensorOut{out, "out"}};
+  return npu::emu::prepare_op(api, workspace_size, executor, tensors, [&](const aclTensor* self_t, aclTensor* out_t) {
+    npu::kernels::Operand x = npu::emu::OperandArg(self_t, "self").resolve();  // moved into the task
+    npu::emu::require_tensor(out_t, "out");
+    npu::emu::check_pointwise_out(out_t, x.sizes(), npu::kernels::unary_result_dtype(op, x.dtype(), out_t->dtype));
     return std::function<void()>(
-        [op, params, in = std::move(x).tensor(), o = out->view()] { npu::kernels::unary(op, o, in, params); });
+        [op, params, in = std::move(x).tensor(), o = out_t->view()] { npu::kernels::unary(op, o, in, params); });
   });
 }
 
@@ -107,16 +108,18 @@ NPU_EMU_DEFINE_LAUNCH(aclnnNanToNum)
 
 aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor* self, aclDataType dtype, aclTensor* out,
                                       uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return npu::emu::prepare_op("aclnnCast", workspaceSize, executor, [&] {
-    npu::emu::require_tensor(self, "self");
-    npu::emu::require_tensor(out, "out");
-    npu::emu::require_shape(out, self->view_dims, "out");
+  const npu::emu::FormatArgs tensors{npu::emu::TensorIn{self, "self"}, npu::emu::TensorOut{out, "out"}};
+  return npu::emu::prepare_op("aclnnCast", workspaceSize, executor, tensors,
+                              [&](const aclTensor* self_t, aclTensor* out_t) {
+    npu::emu::require_tensor(self_t, "self");
+    npu::emu::require_tensor(out_t, "out");
+    npu::emu::require_shape(out_t, self_t->view_dims, "out");
     const auto target = npu::model::dtype_from_acl(dtype);
-    if (!target || *target != out->dtype) {
+    if (!target || *target != out_t->dtype) {
       npu::emu::fail(ACLNN_ERR_PARAM_INVALID, "dtype " + std::to_string(dtype) + " must be out's dtype " +
-                                                  npu::model::dtype_name(out->dtype));
+                                                  npu::model::dtype_name(out_t->dtype));
     }
-    return std::function<void()>([in = self->view(), o = out->view()] { npu::kernels::copy(o, in); });
+    return std::function<void()>([in = self_t->view(), o = out_t->view()] { npu::kernels::copy(o, in); });
   });
 }
 NPU_EMU_DEFINE_LAUNCH(aclnnCast)

@@ -347,3 +347,158 @@ def test_dtype_views_of_a_private_storage():
     with pytest.raises(RuntimeError, match=r"FRACTAL_NZ \(29\).*element size.*npu_format_cast\(t, 2\)"):
         x.view(torch.int16).cpu()
     assert torch_npu.get_npu_format(x) == 29 and torch.equal(x.cpu(), cpu)
+
+
+# Private formats below the seam: an op whose aclnn entry takes private formats
+# gets a whole private-format tensor as it is (format and storage dims) and
+# computes on it itself; dispatch launches no format cast around it, and an
+# input's storage (bytes, descriptor, format) is never written.
+def format_casts_during(f) -> int:
+    """How many aclnnNpuFormatCast launches `f()` made."""
+    before = npu_emu.native_report().get("aclnnNpuFormatCast", 0)
+    f()
+    torch.npu.synchronize()
+    return npu_emu.native_report().get("aclnnNpuFormatCast", 0) - before
+
+
+def private_input(shape, fmt, seed=0):
+    cpu = make_tensor(shape, torch.float32, seed=seed)
+    x = torch_npu.npu_format_cast(cpu.npu(), fmt)
+    return cpu, x, npu_emu.storage_desc(x), npu_emu.storage_data(x)
+
+
+def assert_untouched(x, fmt, desc, data):
+    assert torch_npu.get_npu_format(x) == fmt
+    assert npu_emu.storage_desc(x) == desc
+    assert torch.equal(npu_emu.storage_data(x), data)
+
+
+BINARY_ON_PRIVATE = {
+    "add": lambda a, b: a + b,
+    "sub alpha": lambda a, b: torch.sub(a, b, alpha=2),
+    "mul": lambda a, b: b * a,
+    "maximum": torch.maximum,
+    "scalar": lambda a, b: a * 3,
+    "compare": lambda a, b: a > b,
+}
+EXACT_UNARY = {"neg": torch.neg, "abs": torch.abs, "relu": torch.relu, "floor": torch.floor, "sign": torch.sign}
+
+
+@pytest.mark.parametrize("op", BINARY_ON_PRIVATE.values(), ids=BINARY_ON_PRIVATE.keys())
+@pytest.mark.parametrize("shape,fmt", [((33, 20), 29), ((2, 3, 17, 20), 29), ((2, 19, 5, 3), 3)],
+                         ids=["NZ", "NZ batched", "NC1HWC0"])
+def test_binary_op_on_a_private_input_launches_no_format_cast(op, shape, fmt):
+    cpu, x, desc, data = private_input(shape, fmt)
+    other = make_tensor(shape, torch.float32, seed=1)
+    out = []
+    assert format_casts_during(lambda: out.append(op(x, other.npu()))) == 0
+    assert torch.equal(out[0].cpu(), op(cpu, other))  # float32 add/sub/mul/max are exact
+    assert_untouched(x, fmt, desc, data)
+
+
+@pytest.mark.parametrize("op", EXACT_UNARY.values(), ids=EXACT_UNARY.keys())
+@pytest.mark.parametrize("shape,fmt", [((2, 19, 5, 3), 3), ((20, 6, 3, 3), 4), ((33, 20), 29)],
+                         ids=["NC1HWC0", "FRACTAL_Z", "NZ"])
+def test_unary_op_on_a_private_input_launches_no_format_cast(op, shape, fmt):
+    cpu, x, desc, data = private_input(shape, fmt)
+    out = []
+    assert format_casts_during(lambda: out.append(op(x))) == 0
+    assert torch.equal(out[0].cpu(), op(cpu))
+    assert_untouched(x, fmt, desc, data)
+
+
+def test_a_transposed_nz_tensor_is_passed_as_it_is():
+    cpu, x, desc, data = private_input((33, 20), 29)
+    other = make_tensor((20, 33), torch.float32, seed=1)
+    out = []
+    assert format_casts_during(lambda: out.append(x.t() + other.npu())) == 0
+    assert torch.equal(out[0].cpu(), cpu.t() + other)
+    assert_untouched(x, 29, desc, data)
+
+
+IN_PLACE_ON_PRIVATE = {
+    "add_": lambda a, b: a.add_(b, alpha=0.5),
+    "mul_ scalar": lambda a, b: a.mul_(-2),
+    "transposed sub_": lambda a, b: a.mT.sub_(b.mT),
+    "neg_": lambda a, b: a.neg_(),
+    "out=": lambda a, b: torch.add(b, b, out=a),
+}
+
+
+@pytest.mark.parametrize("op", IN_PLACE_ON_PRIVATE.values(), ids=IN_PLACE_ON_PRIVATE.keys())
+@pytest.mark.parametrize("shape,fmt", [((33, 20), 29), ((2, 19, 5, 3), 3)], ids=["NZ", "NC1HWC0"])
+def test_in_place_op_on_a_whole_private_tensor_computes_in_its_format(op, shape, fmt):
+    cpu, a, desc, _ = private_input(shape, fmt)
+    b_cpu = make_tensor(shape, torch.float32, seed=1)
+    b = b_cpu.npu()
+    assert format_casts_during(lambda: op(a, b)) == 0
+    op(cpu, b_cpu)
+    assert torch_npu.get_npu_format(a) == fmt and npu_emu.storage_desc(a) == desc
+    assert torch.equal(a.cpu(), cpu)
+    assert torch.equal(npu_emu.storage_data(a), layout_reference(cpu, fmt))  # padding still zero
+
+
+def test_a_slice_of_an_nz_tensor_as_input_is_read_from_a_copy_never_written_back():
+    cpu, x, desc, data = private_input((33, 20), 29)
+    out = []
+    # One cast: the base-format copy the slice is read from; nothing is laid back.
+    assert format_casts_during(lambda: out.append(x[3:30, 2:19:3] + 1)) == 1
+    assert torch.equal(out[0].cpu(), cpu[3:30, 2:19:3] + 1)
+    assert_untouched(x, 29, desc, data)
+
+
+@pytest.mark.parametrize("op", [lambda v, b: v.add_(b), lambda v, b: torch.mul(b, 2, out=v), lambda v, b: v.abs_()],
+                         ids=["add_", "mul out=", "abs_"])
+def test_a_slice_of_an_nz_tensor_as_in_place_output(op):
+    cpu, x, desc, _ = private_input((33, 20), 29)
+    b_cpu = make_tensor((27, 6), torch.float32, seed=1)
+    op(x[3:30, 2:19:3], b_cpu.npu())
+    op(cpu[3:30, 2:19:3], b_cpu)
+    assert torch_npu.get_npu_format(x) == 29 and npu_emu.storage_desc(x) == desc
+    assert torch.equal(x.cpu(), cpu)
+    assert torch.equal(npu_emu.storage_data(x), nz_reference(cpu))
+
+
+# aclnnInplaceUniform & co. declare their selfRef const, as CANN does: they
+# write it all the same, whole or through a view of a private storage.
+RANDOM_IN_PLACE = {
+    "uniform_": lambda t: t.uniform_(10, 11),
+    "normal_": lambda t: t.normal_(10, 0.01),
+    "bernoulli_": lambda t: t.bernoulli_(1.0).add_(9.5),
+}
+
+
+@pytest.mark.parametrize("op", RANDOM_IN_PLACE.values(), ids=RANDOM_IN_PLACE.keys())
+@pytest.mark.parametrize("view", [lambda a: a, lambda a: a[2:5], lambda a: a.t()[1:4]], ids=["whole", "rows", "cols"])
+def test_random_in_place_ops_write_private_storages(op, view):
+    cpu, x, desc, _ = private_input((33, 20), 29)
+    op(view(x))
+    expected = cpu.clone()
+    view(expected).fill_(float("nan"))  # the written elements
+    got = x.cpu()
+    written = expected.isnan()
+    assert bool(((got[written] > 9) & (got[written] < 12)).all())
+    assert torch.equal(got[~written], cpu[~written])
+    assert torch_npu.get_npu_format(x) == 29 and npu_emu.storage_desc(x) == desc
+    assert torch.equal(npu_emu.storage_data(x), nz_reference(got))
+
+
+def launches_during(f) -> dict:
+    """aclnn op -> native launches `f()` made."""
+    before = dict(npu_emu.native_report())
+    f()
+    torch.npu.synchronize()
+    return {op: n - before.get(op, 0) for op, n in npu_emu.native_report().items() if n != before.get(op, 0)}
+
+
+def test_copy_of_dense_values_into_a_whole_private_tensor_is_one_format_cast():
+    cpu, x, desc, _ = private_input((33, 20), 29)
+    src_cpu = make_tensor((33, 20), torch.float32, seed=1)
+    src = src_cpu.npu()
+    assert launches_during(lambda: x.copy_(src)) == {"aclnnNpuFormatCast": 1}
+    # An op without a format-aware entry writes a whole NZ tensor through one
+    # base copy in and one cast back out.
+    assert launches_during(lambda: x.clamp_(-1, 1)) == {"aclnnNpuFormatCast": 2, "aclnnClamp": 1}
+    assert npu_emu.storage_desc(x) == desc
+    assert torch.equal(x.cpu(), src_cpu.clamp(-1, 1))
+    assert torch.equal(npu_emu.storage_data(x), nz_reference(src_cpu.clamp(-1, 1)))
