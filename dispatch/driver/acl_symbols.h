@@ -5,9 +5,9 @@
 
 #include "acl/acl_emu_ext.h"
 #include "acl/acl_rt.h"
-#include "acl/aclnn_arith.h"
 #include "acl/aclnn_base.h"
-#include "acl/aclnn_binary.h"
+#include "acl/aclnn_ops.h"
+#include "dispatch/aclnn_op_list.h"
 #include "acl/aclnn_copy.h"
 #include "acl/aclnn_factory.h"
 #include "acl/aclnn_format_cast.h"
@@ -72,50 +72,6 @@
 // fall back; any other op fails when first run, naming the missing symbol.
 // Pointwise, copies and factories.
 #define NPU_ACLNN_POINTWISE_OPS(X)       \
-  X(aclnnAdd)                            \
-  X(aclnnAdds)                           \
-  X(aclnnMul)                            \
-  X(aclnnMuls)                           \
-  X(aclnnSub)                            \
-  X(aclnnSubs)                           \
-  X(aclnnDiv)                            \
-  X(aclnnDivs)                           \
-  X(aclnnDivMod)                         \
-  X(aclnnDivMods)                        \
-  X(aclnnRemainderTensorTensor)          \
-  X(aclnnRemainderTensorScalar)          \
-  X(aclnnRemainderScalarTensor)          \
-  X(aclnnFmodTensor)                     \
-  X(aclnnFmodScalar)                     \
-  X(aclnnPowTensorTensor)                \
-  X(aclnnPowTensorScalar)                \
-  X(aclnnPowScalarTensor)                \
-  X(aclnnAtan2)                          \
-  X(aclnnMaximum)                        \
-  X(aclnnMinimum)                        \
-  X(aclnnBitwiseAndTensor)               \
-  X(aclnnBitwiseAndScalar)               \
-  X(aclnnBitwiseOrTensor)                \
-  X(aclnnBitwiseOrScalar)                \
-  X(aclnnBitwiseXorTensor)               \
-  X(aclnnBitwiseXorScalar)               \
-  X(aclnnLeftShift)                      \
-  X(aclnnRightShift)                     \
-  X(aclnnLogicalAnd)                     \
-  X(aclnnLogicalOr)                      \
-  X(aclnnLogicalXor)                     \
-  X(aclnnEqTensor)                       \
-  X(aclnnEqScalar)                       \
-  X(aclnnNeTensor)                       \
-  X(aclnnNeScalar)                       \
-  X(aclnnLtTensor)                       \
-  X(aclnnLtScalar)                       \
-  X(aclnnLeTensor)                       \
-  X(aclnnLeScalar)                       \
-  X(aclnnGtTensor)                       \
-  X(aclnnGtScalar)                       \
-  X(aclnnGeTensor)                       \
-  X(aclnnGeScalar)                       \
   X(aclnnAbs)                            \
   X(aclnnNeg)                            \
   X(aclnnExp)                            \
@@ -224,6 +180,7 @@
   X(aclnnDropout)
 
 #define NPU_ACLNN_OPS(X)     \
+  NPU_ACLNN_TABLE_OPS(X)       \
   NPU_ACLNN_POINTWISE_OPS(X)    \
   NPU_ACLNN_REDUCE_INDEX_OPS(X) \
   NPU_ACLNN_FORMAT_RANDOM_OPS(X)

@@ -26,6 +26,11 @@ ACL_FUNC_VISIBILITY aclnnStatus aclDestroyIntArray(const aclIntArray* array);
 ACL_FUNC_VISIBILITY aclTensorList* aclCreateTensorList(const aclTensor* const* value, uint64_t size);
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensorList(const aclTensorList* array);
 
+// The launch half of every aclnn pair: runs the prepared executor on `stream`.
+#define ACLNN_LAUNCH_SIGNATURE(name) \
+  ACL_FUNC_VISIBILITY aclnnStatus name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, \
+                                       aclrtStream stream)
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "acl/acl_base.h"
-#include "acl/aclnn_arith.h"
+#include "acl/aclnn_base.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "acl/acl_base.h"
-#include "acl/aclnn_arith.h"
+#include "acl/aclnn_base.h"
 
 #ifdef __cplusplus
 extern "C" {

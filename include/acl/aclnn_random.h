@@ -14,7 +14,7 @@
 #pragma once
 
 #include "acl/acl_base.h"
-#include "acl/aclnn_arith.h"  // ACLNN_LAUNCH_SIGNATURE
+#include "acl/aclnn_base.h"
 
 #ifdef __cplusplus
 extern "C" {

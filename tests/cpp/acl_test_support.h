@@ -11,7 +11,7 @@
 
 #include "acl/acl_emu_ext.h"
 #include "acl/acl_rt.h"
-#include "acl/aclnn_arith.h"
+#include "acl/aclnn_binary.h"
 #include "acl/aclnn_base.h"
 #include "acl/aclnn_copy.h"
 

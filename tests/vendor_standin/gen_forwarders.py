@@ -194,7 +194,7 @@ def declarations_of(path, text, macros):
 def collect(headers):
     texts = {path: preprocessed(path) for path in headers if path.name not in SKIPPED_HEADERS}
     # Headers use macros defined in the headers they include (aclnn_copy.h
-    # uses aclnn_arith.h's ACLNN_LAUNCH_SIGNATURE), so gather them all first.
+    # uses aclnn_base.h's ACLNN_LAUNCH_SIGNATURE), so gather them all first.
     macros = {}
     for text in texts.values():
         macros.update(function_like_macros(text))

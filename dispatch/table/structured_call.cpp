@@ -1,0 +1,56 @@
+#include "dispatch/table/structured_call.h"
+
+#include <ATen/native/Resize.h>
+
+#include "dispatch/ops/factory.h"
+
+namespace npu::table {
+
+at::Tensor create_out(at::IntArrayRef sizes, at::IntArrayRef strides, const at::TensorOptions& options) {
+  const at::ScalarType dtype = options.dtype().toScalarType();
+  if (strides.empty()) {
+    return ops::empty_npu(sizes, dtype, options.device(),
+                          options.memory_format_opt().value_or(at::MemoryFormat::Contiguous));
+  }
+  return ops::empty_strided_npu(sizes, strides, dtype, options.device());
+}
+
+void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef strides,
+                const at::TensorOptions& options) {
+  TORCH_CHECK(options.dtype() == out.dtype(), "out= tensor has dtype ", out.dtype(), " but the op produces ",
+              options.dtype());
+  TORCH_CHECK(options.device() == out.device(), "out= tensor is on ", out.device(), " but the op runs on ",
+              options.device());
+  if (at::native::resize_output(out, sizes)) {
+    // A resized out takes the layout the op prefers; an out that already fit
+    // keeps its own strides (the meta function's strides are a hint).
+    if (!strides.empty()) {
+      out.as_strided_(sizes, strides);
+    } else if (options.memory_format_opt().has_value()) {
+      out.unsafeGetTensorImpl()->empty_tensor_restride(*options.memory_format_opt());
+    }
+  }
+}
+
+void check_inplace(const at::Tensor& self, at::IntArrayRef sizes, const at::TensorOptions& options) {
+  TORCH_CHECK(options.dtype() == self.dtype(), "in-place op on a ", self.dtype(), " tensor would produce ",
+              options.dtype(), "; the dtypes must match");
+  TORCH_CHECK(options.device() == self.device(), "in-place op on a tensor on ", self.device(),
+              " would produce a result on ", options.device());
+  TORCH_CHECK(sizes == self.sizes(), "in-place op on a tensor of size ", self.sizes(),
+              " would produce a result of size ", sizes, "; the sizes must match");
+}
+
+bool is_cpu_scalar(const at::Tensor& t) { return t.defined() && t.is_cpu() && t.dim() == 0; }
+
+at::Tensor device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute) {
+  if (!is_cpu_scalar(t)) return t;
+  return t.to(at::TensorOptions().device(device).dtype(compute));
+}
+
+at::Tensor new_output(at::ScalarType dtype, const at::Tensor& a, const at::Tensor& b) {
+  const at::Device device = a.is_privateuseone() || !b.defined() ? a.device() : b.device();
+  return ops::empty_npu({0}, dtype, device);
+}
+
+}  // namespace npu::table

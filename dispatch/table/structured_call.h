@@ -1,0 +1,139 @@
+// Calling PyTorch's own meta functions for npu ops. A structured aten op
+// (add.out, sum.IntList_out, max.dim_max, ...) has a meta class in
+// at::meta whose meta() checks the arguments and decides the output shapes,
+// strides and dtypes (type promotion, broadcasting, overlap checks); it
+// reports each output through set_output_*. The three classes below are that
+// meta class completed for one calling form - a new output (functional), self
+// (in-place), given outputs (out=) - exactly as PyTorch's CPU registrations
+// complete it, so npu follows CPU's rules by construction. Generated
+// wrappers (ops/gen/emit_dispatch.py) call meta() on one, then launch the
+// aclnn op on its outputs.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <type_traits>
+
+#include <ATen/ATen.h>
+#include <ATen/TensorIterator.h>
+
+namespace npu::table {
+
+// A new npu tensor for a meta function's output (strides empty: contiguous
+// in the options' memory format).
+at::Tensor create_out(at::IntArrayRef sizes, at::IntArrayRef strides, const at::TensorOptions& options);
+// An out= tensor made to fit what the meta function asks for: same dtype and
+// device, resized (and restrided only when it was resized), as on CPU.
+void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef strides,
+                const at::TensorOptions& options);
+// An in-place op's self must already be what the meta function asks for.
+void check_inplace(const at::Tensor& self, at::IntArrayRef sizes, const at::TensorOptions& options);
+
+// TensorIterator-based meta classes also record each output in the iterator.
+template <class Meta>
+void forward_output(Meta& meta, int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
+                    const at::TensorOptions& options) {
+  if constexpr (std::is_base_of_v<at::TensorIteratorBase, Meta>) {
+    meta.Meta::set_output_raw_strided(i, sizes, strides, options);
+  }
+}
+
+template <class Meta, size_t N>
+class Functional final : public Meta {
+ public:
+  void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
+                          at::TensorOptions options) override {
+    outputs_[i] = create_out(sizes, strides, options);
+    forward_output<Meta>(*this, i, sizes, strides, options);
+  }
+  void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
+                              at::TensorOptions options) override {
+    set_output_strided(i, sizes, strides, options);
+  }
+  const at::Tensor& maybe_get_output(int64_t i) override { return outputs_[i]; }
+  at::Tensor& output(size_t i) { return outputs_[i]; }
+
+ private:
+  std::array<at::Tensor, N> outputs_;
+};
+
+template <class Meta, size_t N>
+class Inplace final : public Meta {
+ public:
+  explicit Inplace(at::Tensor& self) : outputs_{std::ref(self)} {}
+  void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
+                          at::TensorOptions options) override {
+    check_inplace(outputs_[i], sizes, options);
+    forward_output<Meta>(*this, i, sizes, strides, options);
+  }
+  void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
+                              at::TensorOptions options) override {
+    set_output_strided(i, sizes, strides, options);
+  }
+  const at::Tensor& maybe_get_output(int64_t i) override { return outputs_[i]; }
+  at::Tensor& output(size_t i) { return outputs_[i]; }
+
+ private:
+  std::array<std::reference_wrapper<at::Tensor>, N> outputs_;
+};
+
+template <class Meta, size_t N>
+class Out final : public Meta {
+ public:
+  template <class... Outs>
+  explicit Out(Outs&... outs) : outputs_{std::ref(outs)...} {}
+  void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
+                          at::TensorOptions options) override {
+    resize_out(outputs_[i], sizes, strides, options);
+    forward_output<Meta>(*this, i, sizes, strides, options);
+  }
+  void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
+                              at::TensorOptions options) override {
+    set_output_strided(i, sizes, strides, options);
+  }
+  const at::Tensor& maybe_get_output(int64_t i) override { return outputs_[i]; }
+  at::Tensor& output(size_t i) { return outputs_[i]; }
+
+ private:
+  std::array<std::reference_wrapper<at::Tensor>, N> outputs_;
+};
+
+// The dtype an op computes in: the iterator's common dtype when it found
+// one, else `fallback` (the first tensor argument's).
+template <class Meta>
+at::ScalarType compute_dtype(const Meta& meta, at::ScalarType fallback) {
+  if constexpr (std::is_base_of_v<at::TensorIteratorBase, Meta>) {
+    return meta.maybe_common_dtype().value_or(fallback);
+  } else {
+    return fallback;
+  }
+}
+
+// A CPU 0-dim tensor among npu operands (PyTorch lets it act as a scalar):
+// copied to `device` in the compute dtype, where an aclnn op can read it.
+// Anything else is returned as it is.
+at::Tensor device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute);
+bool is_cpu_scalar(const at::Tensor& t);
+
+// The dtypes an op must support to run natively: its compute dtype, and the
+// dtype of each tensor operand the kernels cannot simply convert from (wide
+// unsigned and complex ones are read only in their own dtype). Bool, integer
+// and floating operands are converted; CPU scalars are converted on the host.
+template <class... Tensors>
+c10::SmallVector<at::ScalarType, 4> operand_dtypes(at::ScalarType compute, const Tensors&... operands) {
+  c10::SmallVector<at::ScalarType, 4> out{compute};
+  auto add = [&](const at::Tensor& t) {
+    if (!t.defined() || is_cpu_scalar(t)) return;
+    const at::ScalarType d = t.scalar_type();
+    const bool read_as_is = at::isComplexType(d) || d == at::kUInt16 || d == at::kUInt32 || d == at::kUInt64;
+    if (read_as_is && d != compute) out.push_back(d);
+  };
+  (add(operands), ...);
+  return out;
+}
+
+// An empty npu tensor of `dtype` on the device of the first npu tensor among
+// `operands`, for an iterator to resize (ops whose result dtype is fixed).
+at::Tensor new_output(at::ScalarType dtype, const at::Tensor& a, const at::Tensor& b);
+
+}  // namespace npu::table

@@ -1,0 +1,282 @@
+"""The op table: reading and checking ops/table/*.yaml.
+
+Each YAML file is one op family (its name names the generated header
+include/acl/aclnn_<family>.h). Its top level is a mapping:
+
+    doc:      the header's opening comment (what the family computes)
+    emulator: the emulator header declaring the family's task makers
+    ops:      the rows, one per aclnn op (see ROW_KEYS)
+    registrations: aten schemas served by hand-written dispatch functions
+              that launch no aclnn op of their own (views, copy_, empty)
+
+A mistake in a row (an unknown key, dtype or parameter type, a malformed
+signature) is a TableError naming the file, the op and what is allowed: the
+build stops there instead of compiling something half-described.
+"""
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import re
+
+import yaml
+
+
+class TableError(Exception):
+    pass
+
+
+# CANN's parameter types. A non-const aclTensor* / aclTensorList* is written
+# by the op (an output); everything else is read.
+PARAM_TYPES = {
+    "const aclTensor*": "tensor",
+    "aclTensor*": "tensor",
+    "const aclTensorList*": "tensor_list",
+    "aclTensorList*": "tensor_list",
+    "const aclScalar*": "scalar",
+    "const aclIntArray*": "int_array",
+    "const aclBoolArray*": "bool_array",
+    "aclDataType": "value",
+    "bool": "value",
+    "int": "value",
+    "int8_t": "value",
+    "int32_t": "value",
+    "int64_t": "value",
+    "uint64_t": "value",
+    "float": "value",
+    "double": "value",
+    "const char*": "value",
+}
+
+# dtype names (torch's) -> at::ScalarType enumerators.
+DTYPES = {
+    "bool": "Bool",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "uint16": "UInt16",
+    "uint32": "UInt32",
+    "uint64": "UInt64",
+    "float16": "Half",
+    "bfloat16": "BFloat16",
+    "float32": "Float",
+    "float64": "Double",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+}
+DTYPE_GROUPS = {
+    "floating": ["float16", "bfloat16", "float32", "float64"],
+    "integral": ["uint8", "int8", "int16", "int32", "int64"],
+    "complex": ["complex64", "complex128"],
+    "all": list(DTYPES),
+}
+
+# The private formats an argument may arrive in natively (see FORMATS.md).
+FORMATS = {"NC1HWC0", "FRACTAL_Z", "FRACTAL_NZ", "NDC1HWC0", "FRACTAL_Z_3D", "any"}
+
+ROW_KEYS = {
+    "aclnn": "the CANN op name (aclnnAdd); the pair is <name>GetWorkspaceSize + <name>",
+    "params": "the C parameters before workspaceSize/executor, CANN's exact signature",
+    "doc": "one line: what the op computes",
+    "entry": "the emulator's task maker call (C++, in npu::emu), given the parameters by name",
+    "dtypes": "the compute dtypes the kernel supports (names or groups: floating, integral, complex, all)",
+    "formats": "parameters that take private formats natively: {param: [formats]}",
+    "aten": "the aten schemas this op serves: a list of names or {name: options}",
+}
+ATEN_KEYS = {
+    "impl": "a hand-written dispatch function (npu::ops::<impl>) instead of the generated structured call",
+    "map": "aclnn parameter -> C++ expression over the aten arguments, where names differ",
+    "when": "a C++ condition choosing this op among several serving the schema (first true wins)",
+    "compute_dtype": "C++ expression of the dtype checked against `dtypes` (default: the meta's common dtype)",
+    "check": "a C++ statement run before the launch (extra argument checks)",
+    "meta": "why the schema has no structured meta function (required with impl)",
+    "result": "with iterator, functional form: C++ making the (empty) output the iterator fills, when its "
+              "dtype is not the common one, e.g. npu::table::new_output(at::kBool, self, other)",
+    "iterator": "for a schema without a structured meta function: the TensorIterator builder CPU uses, "
+                "e.g. comparison_op(OUT, self, other) (OUT: the output, or self in-place)",
+}
+REGISTRATION_KEYS = {
+    "schema": "the aten schema name (as_strided, copy_)",
+    "impl": "the dispatch function (a qualified C++ name)",
+    "why": "what it is and why it launches no aclnn op of its own",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    ctype: str
+    name: str
+
+    @property
+    def kind(self) -> str:
+        return PARAM_TYPES[self.ctype]
+
+    @property
+    def is_output(self) -> bool:
+        return self.ctype in ("aclTensor*", "aclTensorList*")
+
+    def decl(self) -> str:
+        return f"{self.ctype} {self.name}"
+
+
+@dataclasses.dataclass
+class AtenUse:
+    schema: str
+    impl: str | None = None
+    map: dict[str, str] = dataclasses.field(default_factory=dict)
+    when: str | None = None
+    compute_dtype: str | None = None
+    check: str | None = None
+    meta: str | None = None
+    iterator: str | None = None
+    result: str | None = None
+
+
+@dataclasses.dataclass
+class Op:
+    family: str
+    aclnn: str
+    params: list[Param]
+    doc: str
+    entry: str
+    dtypes: list[str]
+    formats: dict[str, list[str]]
+    aten: list[AtenUse]
+
+    @property
+    def inputs(self) -> list[Param]:
+        return [p for p in self.params if p.kind in ("tensor", "tensor_list") and not p.is_output]
+
+    @property
+    def outputs(self) -> list[Param]:
+        return [p for p in self.params if p.is_output]
+
+
+@dataclasses.dataclass
+class Registration:
+    family: str
+    schema: str
+    impl: str
+    why: str
+
+
+@dataclasses.dataclass
+class Family:
+    name: str
+    doc: str
+    emulator: str | None
+    ops: list[Op]
+    registrations: list[Registration]
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def parse_params(text: str, where: str) -> list[Param]:
+    """'const aclTensor* self, aclTensor* out' -> Params, each type checked."""
+    params = []
+    for piece in text.split(","):
+        piece = " ".join(piece.replace("*", "* ").split())
+        m = re.fullmatch(r"(.+?)\s*([A-Za-z_][A-Za-z0-9_]*)", piece)
+        if not m:
+            raise TableError(f"{where}: cannot read parameter '{piece}' (expected '<type> <name>')")
+        ctype = m.group(1).replace(" *", "*").strip()
+        if ctype not in PARAM_TYPES:
+            raise TableError(f"{where}: parameter '{m.group(2)}' has type '{ctype}'; allowed: "
+                             + ", ".join(PARAM_TYPES))
+        params.append(Param(ctype, m.group(2)))
+    names = [p.name for p in params]
+    if len(set(names)) != len(names):
+        raise TableError(f"{where}: parameter names repeat: {names}")
+    if names and names[-1] in ("workspaceSize", "executor"):
+        raise TableError(f"{where}: list the parameters before workspaceSize/executor only")
+    return params
+
+
+def expand_dtypes(names: list[str], where: str) -> list[str]:
+    out: list[str] = []
+    for n in names:
+        group = DTYPE_GROUPS.get(n, [n])
+        for d in group:
+            if d not in DTYPES:
+                raise TableError(f"{where}: unknown dtype '{d}'; allowed: {', '.join(DTYPES)} "
+                                 f"or groups {', '.join(DTYPE_GROUPS)}")
+            if d not in out:
+                out.append(d)
+    return out
+
+
+def _check_keys(mapping: dict, allowed: dict, where: str) -> None:
+    for key in mapping:
+        if key not in allowed:
+            raise TableError(f"{where}: unknown key '{key}'; allowed: " + ", ".join(allowed))
+
+
+def _aten_use(item, where: str) -> AtenUse:
+    if isinstance(item, str):
+        return AtenUse(item)
+    if not isinstance(item, dict) or len(item) != 1:
+        raise TableError(f"{where}: an aten entry is a schema name or {{schema: options}}, got {item!r}")
+    (schema, opts), = item.items()
+    opts = opts or {}
+    _check_keys(opts, ATEN_KEYS, f"{where} {schema}")
+    use = AtenUse(schema, **opts)
+    if use.impl and not use.meta:
+        raise TableError(f"{where} {schema}: a hand-written impl must say in `meta:` why no structured meta "
+                         "function serves it")
+    return use
+
+
+def _op(family: str, row: dict, where: str) -> Op:
+    _check_keys(row, ROW_KEYS, where)
+    for key in ("aclnn", "params", "doc", "entry", "dtypes"):
+        if key not in row:
+            raise TableError(f"{where}: missing '{key}' ({ROW_KEYS[key]})")
+    name = row["aclnn"]
+    if not (isinstance(name, str) and name.startswith("aclnn") and _IDENT.match(name)):
+        raise TableError(f"{where}: aclnn name '{name}' must be an identifier starting with 'aclnn'")
+    where = f"{where} ({name})"
+    params = parse_params(row["params"], where)
+    formats = row.get("formats") or {}
+    for param, fmts in formats.items():
+        if param not in [p.name for p in params if p.kind == "tensor"]:
+            raise TableError(f"{where}: formats names '{param}', which is not a tensor parameter")
+        for f in fmts:
+            if f not in FORMATS:
+                raise TableError(f"{where}: unknown format '{f}'; allowed: {', '.join(sorted(FORMATS))}")
+    return Op(family, name, params, str(row["doc"]), str(row["entry"]),
+              expand_dtypes(list(row["dtypes"]), where), formats,
+              [_aten_use(a, where) for a in row.get("aten") or []])
+
+
+def load_family(path: pathlib.Path) -> Family:
+    where = str(path)
+    data = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(data, dict):
+        raise TableError(f"{where}: the top level must be a mapping with doc/emulator/ops/registrations")
+    _check_keys(data, {"doc": 1, "emulator": 1, "ops": 1, "registrations": 1}, where)
+    ops = [_op(path.stem, row, f"{where}: ops[{i}]") for i, row in enumerate(data.get("ops") or [])]
+    regs = []
+    for i, row in enumerate(data.get("registrations") or []):
+        w = f"{where}: registrations[{i}]"
+        _check_keys(row, REGISTRATION_KEYS, w)
+        for key in REGISTRATION_KEYS:
+            if key not in row:
+                raise TableError(f"{w}: missing '{key}' ({REGISTRATION_KEYS[key]})")
+        regs.append(Registration(path.stem, row["schema"], row["impl"], row["why"]))
+    if ops and not data.get("emulator"):
+        raise TableError(f"{where}: 'emulator' (the header declaring the task makers) is required with ops")
+    return Family(path.stem, str(data.get("doc", "")), data.get("emulator"), ops, regs)
+
+
+def load_table(paths: list[pathlib.Path]) -> list[Family]:
+    families = [load_family(p) for p in sorted(paths)]
+    seen: dict[str, str] = {}
+    for fam in families:
+        for op in fam.ops:
+            if op.aclnn in seen:
+                raise TableError(f"{op.aclnn} is described twice ({seen[op.aclnn]} and {fam.name})")
+            seen[op.aclnn] = fam.name
+    return families
