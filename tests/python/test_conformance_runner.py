@@ -418,3 +418,18 @@ def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise():
     lines = plain.getvalue().splitlines()
     assert lines == ["[1/2] add/float32: passed, pass, -, 0.0s",
                      "[2/2] mul/float32: failed, fail, -, 0.0s  (Tensor-likes are not close!)"]
+
+
+def test_markdown_report_says_which_fallback_ops_the_op_table_serves():
+    """A fallback op the table lists (atan2) fell back for a dtype; one it
+    does not list has no native kernel: the report tells them apart."""
+    from npu_emu.conformance.reports import markdown_report
+
+    table_op, other = _unit("atan2/int64", "passed"), _unit("segment_reduce/float32", "passed")
+    table_op.fallback_ops = {"aten::atan2": 2}
+    other.fallback_ops = {"aten::segment_reduce": 3, "aten::atan2": 1}
+    text = markdown_report._fallback_ops([table_op, other])
+    rows = {line.split("|")[1].strip(): line for line in text if line.startswith("| `")}
+    assert "| 2 | 3 | yes (aclnnAtan2): dtype not covered |" in rows["`aten::atan2`"]
+    assert "| 1 | 3 | no: no native kernel |" in rows["`aten::segment_reduce`"]
+    assert list(rows) == ["`aten::atan2`", "`aten::segment_reduce`"]

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from npu_emu.op_table import served_by_table
 from npu_emu.conformance.reports.summary import unexpected
 from npu_emu.conformance.results import UnitResult
 
+FALLBACK_OPS = 30
 WORST_OPS = 25
 
 
@@ -72,6 +74,7 @@ def render(report: dict[str, Any], results: Sequence[UnitResult], title: str = "
                 "| unit | here | reason |", "|---|---|---|"]
         out += [f"| `{r.key}` | {r.status} | {_cell(r.expected_reason)} |" for r in machine_dependent]
         out.append("")
+    out += _fallback_ops(results)
     worst = sorted((r for r in results if r.status in ("failed", "errored")),
                    key=lambda r: (-(r.samples["failed"] + r.samples["errored"]), r.key))[:WORST_OPS]
     out += [f"## Worst units (most failing samples, top {WORST_OPS})", ""]
@@ -86,3 +89,24 @@ def render(report: dict[str, Any], results: Sequence[UnitResult], title: str = "
         out.append("None.")
     out.append("")
     return "\n".join(out)
+
+
+def _fallback_ops(results) -> list[str]:
+    """The aten ops that ran through the CPU fallback, most units first, and
+    whether the op table serves them (then a dtype or the ACL library's
+    symbols were not covered) or not (no native kernel yet)."""
+    units: dict[str, int] = {}
+    calls: dict[str, int] = {}
+    for r in results:
+        for op, n in r.fallback_ops.items():
+            units[op] = units.get(op, 0) + 1
+            calls[op] = calls.get(op, 0) + n
+    out = [f"## Fallback ops (top {FALLBACK_OPS})", ""]
+    if not units:
+        return out + ["None.", ""]
+    out += ["| aten op | units | calls | in the op table |", "|---|---:|---:|---|"]
+    for op in sorted(units, key=lambda o: (-units[o], o))[:FALLBACK_OPS]:
+        served = served_by_table(op)
+        where = f"yes ({served}): dtype not covered" if served else "no: no native kernel"
+        out.append(f"| `{op}` | {units[op]} | {calls[op]} | {where} |")
+    return out + [""]
