@@ -38,65 +38,64 @@ void forward_output(Meta& meta, int64_t i, at::IntArrayRef sizes, at::IntArrayRe
   }
 }
 
-template <class Meta, size_t N>
-class Functional final : public Meta {
+// Where each calling form's outputs come from.
+template <size_t N>
+class NewOutputs {  // functional: made as the meta function asks
  public:
-  void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
-                          at::TensorOptions options) override {
-    outputs_[i] = create_out(sizes, strides, options);
-    forward_output<Meta>(*this, i, sizes, strides, options);
+  void set(size_t i, at::IntArrayRef sizes, at::IntArrayRef strides, const at::TensorOptions& options) {
+    tensors_[i] = create_out(sizes, strides, options);
   }
-  void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
-                              at::TensorOptions options) override {
-    set_output_strided(i, sizes, strides, options);
-  }
-  const at::Tensor& maybe_get_output(int64_t i) override { return outputs_[i]; }
-  at::Tensor& output(size_t i) { return outputs_[i]; }
+  at::Tensor& get(size_t i) { return tensors_[i]; }
 
  private:
-  std::array<at::Tensor, N> outputs_;
+  std::array<at::Tensor, N> tensors_;
 };
 
-template <class Meta, size_t N>
-class Inplace final : public Meta {
- public:
-  explicit Inplace(at::Tensor& self) : outputs_{std::ref(self)} {}
-  void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
-                          at::TensorOptions options) override {
-    check_inplace(outputs_[i], sizes, options);
-    forward_output<Meta>(*this, i, sizes, strides, options);
-  }
-  void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
-                              at::TensorOptions options) override {
-    set_output_strided(i, sizes, strides, options);
-  }
-  const at::Tensor& maybe_get_output(int64_t i) override { return outputs_[i]; }
-  at::Tensor& output(size_t i) { return outputs_[i]; }
-
- private:
-  std::array<std::reference_wrapper<at::Tensor>, N> outputs_;
-};
-
-template <class Meta, size_t N>
-class Out final : public Meta {
+template <size_t N, bool kInplace>
+class GivenOutputs {  // in-place (self, which must fit) or out= (resized to fit)
  public:
   template <class... Outs>
-  explicit Out(Outs&... outs) : outputs_{std::ref(outs)...} {}
+  explicit GivenOutputs(Outs&... outs) : tensors_{std::ref(outs)...} {}
+  void set(size_t i, at::IntArrayRef sizes, at::IntArrayRef strides, const at::TensorOptions& options) {
+    if constexpr (kInplace) {
+      check_inplace(tensors_[i], sizes, options);
+    } else {
+      resize_out(tensors_[i], sizes, strides, options);
+    }
+  }
+  at::Tensor& get(size_t i) { return tensors_[i]; }
+
+ private:
+  std::array<std::reference_wrapper<at::Tensor>, N> tensors_;
+};
+
+template <class Meta, class Outputs>
+class StructuredCall final : public Meta {
+ public:
+  template <class... Outs>
+  explicit StructuredCall(Outs&... outs) : outputs_(outs...) {}
   void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
                           at::TensorOptions options) override {
-    resize_out(outputs_[i], sizes, strides, options);
+    outputs_.set(i, sizes, strides, options);
     forward_output<Meta>(*this, i, sizes, strides, options);
   }
   void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
                               at::TensorOptions options) override {
     set_output_strided(i, sizes, strides, options);
   }
-  const at::Tensor& maybe_get_output(int64_t i) override { return outputs_[i]; }
-  at::Tensor& output(size_t i) { return outputs_[i]; }
+  const at::Tensor& maybe_get_output(int64_t i) override { return outputs_.get(i); }
+  at::Tensor& output(size_t i) { return outputs_.get(i); }
 
  private:
-  std::array<std::reference_wrapper<at::Tensor>, N> outputs_;
+  Outputs outputs_;
 };
+
+template <class Meta, size_t N>
+using Functional = StructuredCall<Meta, NewOutputs<N>>;
+template <class Meta, size_t N>
+using Inplace = StructuredCall<Meta, GivenOutputs<N, true>>;
+template <class Meta, size_t N>
+using Out = StructuredCall<Meta, GivenOutputs<N, false>>;
 
 // The dtype an op computes in: the iterator's common dtype when it found
 // one, else `fallback` (the first tensor argument's).

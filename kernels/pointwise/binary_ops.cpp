@@ -27,6 +27,9 @@ constexpr OpInfo kBinaryFns[] = {
     {"atan2", kRealKinds, R::Float},
     {"maximum", kRealKinds, R::Same},
     {"minimum", kRealKinds, R::Same},
+    {"hypot", kFloat, R::Same},
+    {"logaddexp", kFloat, R::Same},
+    {"logaddexp2", kFloat, R::Same},
     {"bitwise_and", kBool | kInt, R::Same},
     {"bitwise_or", kBool | kInt, R::Same},
     {"bitwise_xor", kBool | kInt, R::Same},
@@ -106,6 +109,17 @@ auto binary_fn(const Scalar& alpha) {
     constexpr bool is_max = op == BinaryFn::Maximum;
     if constexpr (is_bool) return [](T x, T y) { return is_max ? (x || y) : (x && y); };
     else return fp([](M x, M y) { return is_max ? pwmath::max_nan(x, y) : pwmath::min_nan(x, y); });
+  } else if constexpr (op == BinaryFn::Hypot) {
+    return fp([](M x, M y) { return std::hypot(x, y); });
+  } else if constexpr (op == BinaryFn::LogAddExp || op == BinaryFn::LogAddExp2) {
+    // Equal infinities would give inf - inf = nan below; their sum is the infinity itself.
+    constexpr bool base2 = op == BinaryFn::LogAddExp2;
+    return fp([](M x, M y) {
+      if (std::isinf(x) && x == y) return x;
+      const M m = pwmath::max_nan(x, y);
+      const M d = -std::abs(x - y);
+      return base2 ? m + std::log1p(std::exp2(d)) / std::log(M(2)) : m + std::log1p(std::exp(d));
+    });
   } else if constexpr (op == BinaryFn::BitwiseAnd || op == BinaryFn::LogicalAnd) {
     return [](T x, T y) { return static_cast<T>(x & y); };
   } else if constexpr (op == BinaryFn::BitwiseOr || op == BinaryFn::LogicalOr) {

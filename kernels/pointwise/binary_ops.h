@@ -35,6 +35,9 @@ enum class BinaryFn : int {
   Fmod,       // C's fmod: sign of a
   Pow, Atan2,
   Maximum, Minimum,  // NaN-propagating
+  Hypot,             // sqrt(a^2 + b^2) without overflow
+  LogAddExp,         // log(exp(a) + exp(b))
+  LogAddExp2,        // log2(2^a + 2^b)
   BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift, RightShift,
   LogicalAnd, LogicalOr, LogicalXor,
   Eq, Ne, Lt, Le, Gt, Ge,

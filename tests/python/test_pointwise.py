@@ -171,9 +171,10 @@ BINARY = {
     "bitwise_or": torch.bitwise_or, "bitwise_xor": torch.bitwise_xor, "left_shift": torch.bitwise_left_shift,
     "right_shift": torch.bitwise_right_shift, "logical_and": torch.logical_and, "logical_or": torch.logical_or,
     "logical_xor": torch.logical_xor, "eq": torch.eq, "ne": torch.ne, "lt": torch.lt, "le": torch.le,
-    "gt": torch.gt, "ge": torch.ge,
+    "gt": torch.gt, "ge": torch.ge, "hypot": torch.hypot, "logaddexp": torch.logaddexp,
+    "logaddexp2": torch.logaddexp2,
 }
-BINARY_TRANSCENDENTAL = {"pow", "atan2", "div"}
+BINARY_TRANSCENDENTAL = {"pow", "atan2", "div", "hypot", "logaddexp", "logaddexp2"}
 # Integer division by zero raises on CPU: keep the divisors of these nonzero.
 NONZERO_DIVISOR = {"div_trunc", "div_floor", "floor_divide", "remainder", "fmod"}
 
