@@ -16,7 +16,6 @@
 #include "acl/aclnn_reduce.h"
 #include "acl/aclnn_shape.h"
 #include "acl/aclnn_sort.h"
-#include "acl/aclnn_ternary.h"
 #include "acl/aclnn_unary.h"
 
 // Runtime (libascendcl.so on Ascend).
@@ -104,17 +103,6 @@
   X(aclnnRoundDecimals)                  \
   X(aclnnNanToNum)                       \
   X(aclnnCast)                           \
-  X(aclnnSWhere)                         \
-  X(aclnnLerp)                           \
-  X(aclnnLerps)                          \
-  X(aclnnAddcmul)                        \
-  X(aclnnAddcdiv)                        \
-  X(aclnnClamp)                          \
-  X(aclnnClampTensor)                    \
-  X(aclnnClampMin)                       \
-  X(aclnnClampMax)                       \
-  X(aclnnClampMinTensor)                 \
-  X(aclnnClampMaxTensor)                 \
   X(aclnnArange)                         \
   X(aclnnLinspace)                       \
   X(aclnnEye)                            \

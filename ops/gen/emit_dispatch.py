@@ -45,6 +45,20 @@ class Aten:
             sig = DispatcherSignature.from_schema(f.func)
             return sig.returns_type().cpp_type(), [(a.type, a.name) for a in sig.arguments()]
 
+    def meta_arguments(self, f) -> list[str]:
+        """The C++ expressions passing the dispatcher's arguments to the meta
+        class's meta(): optional tensors and scalars become the
+        OptionalTensorRef/OptionalScalarRef it takes (torchgen's translation)."""
+        from torchgen.api import structured
+        from torchgen.api.translate import translate
+        from torchgen.api.types import DispatcherSignature
+        from torchgen.context import native_function_manager
+
+        with native_function_manager(f):
+            sig = DispatcherSignature.from_schema(f.func)
+            g = self.groups[str(f.func.name)]
+            return [e.expr for e in translate(sig.arguments(), structured.meta_arguments(g), method=False)]
+
     def meta_class(self, schema: str):
         """at::meta::structured_<x> serving `schema`, or None when the op is not structured."""
         from torchgen.api import meta
@@ -88,6 +102,7 @@ class Wrapper:
         self.kind = self.f.func.kind().name  # functional, inplace, out
         self.out_names = [a.name for a in self.f.func.arguments.out]
         self.meta = aten.meta_class(schema)
+        self.meta_args = aten.meta_arguments(self.f) if self.meta else []
 
     def decl(self, name: str) -> str:
         return f"{self.ret} {name}({', '.join(f'{t} {n}' for t, n in self.args)})"
@@ -160,13 +175,12 @@ class Wrapper:
         n_out = len(self.f.func.returns)
         cls = {"functional": "Functional", "inplace": "Inplace", "out": "Out"}[self.kind]
         ctor = {"functional": "", "inplace": "(self)", "out": f"({', '.join(self.out_names)})"}[self.kind]
-        meta_args = [n for n in self.arg_names() if n not in self.out_names]
         first_tensor = next((n for t, n in self.args if "Tensor" in t and "List" not in t and "optional" not in t),
                             None)
         name = f"wrapper_{ident(self.schema)}"
         body = [f"{self.decl(name)} {{\n",
                 f"  npu::table::{cls}<{meta_class}, {n_out}> op{ctor};\n",
-                f"  op.meta({', '.join(meta_args)});\n"]
+                f"  op.meta({', '.join(self.meta_args)});\n"]
         for _, use in self.uses:
             if use.check:
                 body.append(f"  {use.check};\n")

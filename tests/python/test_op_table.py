@@ -120,3 +120,31 @@ def test_every_table_op_is_in_the_built_driver_and_registered():
     assert schemas and schemas <= set(native)
     for schema in schemas:
         assert torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{schema}", "PrivateUse1"), schema
+
+
+def test_optional_arguments_reach_the_meta_function_as_optional_refs(tmp_path):
+    """clamp's meta() takes OptionalScalarRef/OptionalTensorRef where the
+    dispatcher passes std::optional: the wrapper converts them (an absent or
+    undefined bound is an empty ref); the launch gets them as they are."""
+    from ops.gen import emit_dispatch
+
+    rows = """
+      - aclnn: aclnnFrob
+        params: const aclTensor* self, const aclScalar* lo, const aclScalar* hi, aclTensor* out
+        doc: out = frob(self, lo, hi)
+        entry: frob_task(self, lo, hi, out)
+        dtypes: [floating]
+        aten: [clamp.out: {map: {lo: min, hi: max}}]
+      - aclnn: aclnnFrobT
+        params: const aclTensor* self, const aclTensor* lo, aclTensor* out
+        doc: out = frob(self, lo)
+        entry: frob_task(self, lo, out)
+        dtypes: [floating]
+        aten: [clamp_.Tensor: {map: {lo: "*min"}}]
+    """
+    code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(write_family(tmp_path, rows)))
+    assert ("op.meta(self, (min.has_value() ? at::OptionalScalarRef(&(min.value())) : at::OptionalScalarRef()), "
+            "(max.has_value() ? at::OptionalScalarRef(&(max.value())) : at::OptionalScalarRef()));") in code
+    assert ("((min.has_value() && (*min).defined()) ? at::OptionalTensorRef(*min) : at::OptionalTensorRef())"
+            in code)
+    assert "min, max, out);" in code and "(*min, device, compute), self);" in code

@@ -294,9 +294,14 @@ def test_where_errors_and_out():
     with pytest.raises(RuntimeError, match="where expected condition to be a boolean tensor"):
         torch.where(torch.ones(2).npu(), torch.ones(2).npu(), torch.ones(2).npu())
     a, b = torch.randn(3, 4), torch.randn(3, 4)
-    out = torch.empty(0, device="npu", dtype=torch.float64)
+    # As on CPU, where's out must have the promoted dtype (no cast into a wider out).
+    with pytest.raises(RuntimeError, match="Expected out type to be Float but got Double"):
+        torch.where(a > 0, a, b, out=torch.empty(0, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="Expected out type to be Float but got Double"):
+        torch.where((a > 0).npu(), a.npu(), b.npu(), out=torch.empty(0, device="npu", dtype=torch.float64))
+    out = torch.empty(0, device="npu")
     torch.where((a > 0).npu(), a.npu(), b.npu(), out=out)
-    close(out, torch.where(a > 0, a, b).double())
+    close(out, torch.where(a > 0, a, b))
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
