@@ -95,6 +95,16 @@ class Wrapper:
     def arg_names(self) -> list[str]:
         return [n for _, n in self.args]
 
+    def value(self, name: str) -> str:
+        """Argument `name` as meta functions and aclnn parameters take it:
+        a symbolic int (the dispatcher's c10::SymInt) as a concrete int64_t."""
+        ctype = dict((n, t) for t, n in self.args)[name]
+        if ctype == "c10::SymInt":
+            return f"{name}.guard_int(__FILE__, __LINE__)"
+        if ctype == "c10::SymIntArrayRef":
+            return f"C10_AS_INTARRAYREF_SLOW({name})"
+        return name
+
     def outputs(self) -> list[str]:
         if self.kind == "functional":
             return [f"op.output({i})" for i in range(len(self.f.func.returns))]
@@ -133,7 +143,7 @@ class Wrapper:
                 if on_device and p.name in tensor_args and p.kind == "tensor":
                     exprs.append(f"npu::table::device_operand({p.name}, device, compute)")
                 else:
-                    exprs.append(p.name)
+                    exprs.append(self.value(p.name))
             else:
                 raise TableError(f"{self.where}: {op.aclnn} parameter '{p.name}' has no argument of that name in "
                                  f"{self.schema}({', '.join(self.arg_names())}); add map: {{{p.name}: <C++>}}")
@@ -166,7 +176,7 @@ class Wrapper:
         name = f"wrapper_{ident(self.schema)}"
         body = [f"{self.decl(name)} {{\n",
                 f"  npu::table::{cls}<{meta_class}, {n_out}> op{ctor};\n",
-                f"  op.meta({', '.join(meta_args)});\n"]
+                f"  op.meta({', '.join(self.value(n) for n in meta_args)});\n"]
         for _, use in self.uses:
             if use.check:
                 body.append(f"  {use.check};\n")
