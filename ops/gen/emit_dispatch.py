@@ -105,6 +105,20 @@ class Wrapper:
             return f"C10_AS_INTARRAYREF_SLOW({name})"
         return name
 
+    def device_checks(self, name: str) -> list[str]:
+        """PyTorch's wrappers check that every tensor argument (outs included)
+        is on one device before the meta function runs, unless the schema opts
+        out (device_check: NoCheck); a TensorIterator meta checks by itself."""
+        from torchgen.model import DeviceCheckType
+
+        if self.f.device_check != DeviceCheckType.ExactSame:
+            return []
+        tensors = [n for t, n in self.args if "Tensor" in t]
+        if not tensors:
+            return []
+        return ["  std::optional<at::Device> common_device;\n"] + [
+            f'  c10::impl::check_and_update_common_device(common_device, {n}, "{name}", "{n}");\n' for n in tensors]
+
     def outputs(self) -> list[str]:
         if self.kind == "functional":
             return [f"op.output({i})" for i in range(len(self.f.func.returns))]
@@ -174,14 +188,14 @@ class Wrapper:
         first_tensor = next((n for t, n in self.args if "Tensor" in t and "List" not in t and "optional" not in t),
                             None)
         name = f"wrapper_{ident(self.schema)}"
-        body = [f"{self.decl(name)} {{\n",
+        body = [f"{self.decl(name)} {{\n", *([] if is_ti else self.device_checks(name)),
                 f"  npu::table::{cls}<{meta_class}, {n_out}> op{ctor};\n",
                 f"  op.meta({', '.join(self.value(n) for n in meta_args)});\n"]
         for _, use in self.uses:
             if use.check:
                 body.append(f"  {use.check};\n")
         default_dtype = f"{first_tensor}.scalar_type()" if first_tensor else "at::kFloat"
-        body.append(f"  const at::ScalarType compute = npu::table::compute_dtype(op, {default_dtype});\n")
+        body.append(f"  [[maybe_unused]] const at::ScalarType compute = npu::table::compute_dtype(op, {default_dtype});\n")
         if is_ti:
             body.append("  const at::Device device = op.output(0).device();\n")
         self.emit_launches(body, is_ti)
@@ -255,7 +269,9 @@ def registrations(aten: Aten, fam: Family) -> str:
             impl = reg.impl
         lines.append(f'  m.impl("{reg.schema}", TORCH_FN({impl}));  // {reg.why}\n')
     return "".join([BANNER.format(family=fam.name),
-                    '#include "dispatch/table/generated_support.h"\n\n', *sorted(metas), "\n",
+                    '#include "dispatch/table/generated_support.h"\n\n',
+                    "#include <ATen/MemoryOverlap.h>\n#include <ATen/core/op_registration/adaption.h>\n",
+                    *sorted(metas), "\n",
                     *decls, "\nnamespace {\n\n", "\n".join(defs), "\n}  // namespace\n\n",
                     "TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {\n", *lines, "}\n"])
 
