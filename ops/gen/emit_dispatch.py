@@ -197,7 +197,7 @@ class Wrapper:
         default_dtype = f"{first_tensor}.scalar_type()" if first_tensor else "at::kFloat"
         body.append(f"  [[maybe_unused]] const at::ScalarType compute = npu::table::compute_dtype(op, {default_dtype});\n")
         if is_ti:
-            body.append("  const at::Device device = op.output(0).device();\n")
+            body.append("  [[maybe_unused]] const at::Device device = op.output(0).device();\n")
         self.emit_launches(body, is_ti)
         return "".join(body), f'  m.impl("{self.schema}", TORCH_FN({name}));\n'
 
@@ -233,8 +233,8 @@ class Wrapper:
         for _, use in self.uses:
             if use.check:
                 body.append(f"  {use.check};\n")
-        body.append("  const at::ScalarType compute = op.maybe_common_dtype().value_or(op.input_dtype(0));\n"
-                    "  const at::Device device = op.device(0);\n")
+        body.append("  [[maybe_unused]] const at::ScalarType compute = op.maybe_common_dtype().value_or(op.input_dtype(0));\n"
+                    "  [[maybe_unused]] const at::Device device = op.device(0);\n")
         self.emit_launches(body, True)
         return "".join(body), f'  m.impl("{self.schema}", TORCH_FN({name}));\n'
 
