@@ -10,12 +10,8 @@
 #include "dispatch/aclnn_op_list.h"
 #include "acl/aclnn_copy.h"
 #include "acl/aclnn_factory.h"
-#include "acl/aclnn_format_cast.h"
 #include "acl/aclnn_index.h"
-#include "acl/aclnn_random.h"
 #include "acl/aclnn_reduce.h"
-#include "acl/aclnn_shape.h"
-#include "acl/aclnn_sort.h"
 #include "acl/aclnn_unary.h"
 
 // Runtime (libascendcl.so on Ascend).
@@ -143,35 +139,12 @@
   X(aclnnInplaceMaskedFillScalar)        \
   X(aclnnMaskedSelect)                   \
   X(aclnnNonzero)                        \
-  X(aclnnTake)                           \
-  X(aclnnCat)                            \
-  X(aclnnStack)                          \
-  X(aclnnFlip)                           \
-  X(aclnnRoll)                           \
-  X(aclnnRepeat)                         \
-  X(aclnnTril)                           \
-  X(aclnnTriu)                           \
-  X(aclnnSort)                           \
-  X(aclnnArgsort)                        \
-  X(aclnnTopk)
-
-// Format casts and random numbers.
-#define NPU_ACLNN_FORMAT_RANDOM_OPS(X)   \
-  X(aclnnNpuFormatCast)                  \
-  X(aclnnInplaceUniform)                 \
-  X(aclnnInplaceNormal)                  \
-  X(aclnnInplaceRandom)                  \
-  X(aclnnInplaceBernoulli)               \
-  X(aclnnInplaceBernoulliTensor)         \
-  X(aclnnRandperm)                       \
-  X(aclnnInplaceExponential)             \
-  X(aclnnDropout)
+  X(aclnnTake)
 
 #define NPU_ACLNN_OPS(X)     \
   NPU_ACLNN_TABLE_OPS(X)       \
   NPU_ACLNN_POINTWISE_OPS(X)    \
-  NPU_ACLNN_REDUCE_INDEX_OPS(X) \
-  NPU_ACLNN_FORMAT_RANDOM_OPS(X)
+  NPU_ACLNN_REDUCE_INDEX_OPS(X)
 
 // Emulator-only extensions: optional, absent on real CANN.
 #define NPU_ACL_EMU_SYMBOLS(X) \

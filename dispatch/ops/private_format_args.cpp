@@ -76,7 +76,9 @@ const std::optional<at::Tensor>& PrivateFormatArgs::substitute(const std::option
 
 at::ITensorListRef PrivateFormatArgs::substitute(const at::ITensorListRef& list) {
   std::vector<at::Tensor> tensors;
-  for (const at::Tensor& t : list) tensors.push_back(any_private_format(t) ? to_base_format(t) : t);
+  // Members go as they are to an entry that stages private formats itself
+  // (npu::emu::FormatScope substitutes list members too).
+  for (const at::Tensor& t : list) tensors.push_back(any_private_format(t) && !passes_as_is(t) ? to_base_format(t) : t);
   lists_.push_back(std::move(tensors));
   return at::ITensorListRef(lists_.back());
 }

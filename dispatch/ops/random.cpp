@@ -1,10 +1,12 @@
 // Random ops for npu: uniform_, normal_ (and normal's tensor forms), random_,
-// randperm, bernoulli, exponential_, native_dropout. Each reserves counter
+// randperm, bernoulli, exponential_, native_dropout (the `impl:`s of
+// ops/table/random.yaml, registered by the generated code). Each reserves counter
 // values from the npu generator (its default one per device, or the one
 // passed) under the generator's lock, then launches an aclnn op that draws
 // from exactly that (seed, offset): results depend only on the generator
 // state, so manual_seed and set_rng_state reproduce them.
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include <ATen/Dispatch.h>
@@ -13,8 +15,9 @@
 #include <ATen/core/DistributionsHelper.h>
 #include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>
-#include <torch/library.h>
 
+#include "dispatch/aclnn_capabilities.h"
+#include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/factory.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/runtime/npu_generator.h"
@@ -51,6 +54,8 @@ void check_floating_or_complex(const at::Tensor& self, const char* op) {
                               " is not implemented for ", self.scalar_type(), " tensors (use a floating point dtype)");
 }
 
+}  // namespace
+
 at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at::Generator> generator) {
   check_floating_or_complex(self, "uniform_");
   at::assert_no_internal_overlap(self);  // an expanded self cannot take independent draws (CPU refuses too)
@@ -62,6 +67,9 @@ at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at:
   TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
   TORCH_CHECK(std::isfinite(to - from), "uniform_ expects a finite range, but found [", from, ", ", to, ")");
   if (self.numel() == 0) return self;
+  if (!run_native(table::caps::aclnnInplaceUniform, "uniform_", {self.scalar_type()})) {
+    return fallback_call<at::Tensor&>("uniform_", self, from, to, generator);
+  }
   const c10::DeviceGuard guard(self.device());
   const auto rng = reserve(generator, self.device(), self.numel());
   NPU_RUN(aclnnInplaceUniform, self, from, to, rng.seed, rng.offset);
@@ -78,12 +86,17 @@ at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at:
     return self;
   }
   if (self.numel() == 0) return self;
+  if (!run_native(table::caps::aclnnInplaceNormal, "normal_", {self.scalar_type()})) {
+    return fallback_call<at::Tensor&>("normal_", self, mean, std, generator);
+  }
   const c10::DeviceGuard guard(self.device());
   const auto rng = reserve(generator, self.device(), self.numel());
   NPU_RUN(aclnnInplaceNormal, self, static_cast<float>(mean), static_cast<float>(std),
           static_cast<int64_t>(rng.seed), static_cast<int64_t>(rng.offset));
   return self;
 }
+
+namespace {
 
 void check_std_tensor(const at::Tensor& std) {
   TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
@@ -100,6 +113,8 @@ at::Tensor normal_scaled(const at::Tensor& mean, const at::Tensor& std, std::opt
   normal_(out, 0.0, 1.0, generator);
   return at::add(at::mul(out, std), mean);
 }
+
+}  // namespace
 
 at::Tensor normal_tensor_float(const at::Tensor& mean, double std, std::optional<at::Generator> generator) {
   TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
@@ -118,6 +133,8 @@ at::Tensor normal_float_tensor(double mean, const at::Tensor& std, std::optional
 at::Tensor normal_tensor_tensor(const at::Tensor& mean, const at::Tensor& std, std::optional<at::Generator> generator) {
   return normal_scaled(mean, std, generator);
 }
+
+namespace {
 
 // The largest integer random_() draws for `type` (inclusive), as PyTorch:
 // 2^digits for floating types, the maximum for integers, 1 for bool.
@@ -140,7 +157,9 @@ int64_t random_max(at::ScalarType type) {
   }
 }
 
-at::Tensor& random_range(at::Tensor& self, int64_t from, int64_t to, std::optional<at::Generator> generator) {
+// `fallback` runs the caller's schema on the CPU when aclnnInplaceRandom cannot.
+at::Tensor& random_range(at::Tensor& self, int64_t from, int64_t to, std::optional<at::Generator> generator,
+                         const char* schema, const std::function<at::Tensor&()>& fallback) {
   TORCH_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "random_ is not implemented for ", self.scalar_type(), " tensors");
   TORCH_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
   at::assert_no_internal_overlap(self);
@@ -153,6 +172,7 @@ at::Tensor& random_range(at::Tensor& self, int64_t from, int64_t to, std::option
     TORCH_CHECK(to - 1 <= random_max(self.scalar_type()), "to - 1 is out of bounds for ", self.dtype().name());
   }
   if (self.numel() == 0) return self;
+  if (!run_native(table::caps::aclnnInplaceRandom, schema, {self.scalar_type()})) return fallback();
   const c10::DeviceGuard guard(self.device());
   const auto rng = reserve(generator, self.device(), self.numel());
   NPU_RUN(aclnnInplaceRandom, self, from, to, static_cast<int64_t>(rng.seed), static_cast<int64_t>(rng.offset));
@@ -164,25 +184,37 @@ int64_t exclusive_bound(int64_t inclusive_max) {
   return inclusive_max == std::numeric_limits<int64_t>::max() ? inclusive_max : inclusive_max + 1;
 }
 
+}  // namespace
+
 at::Tensor& random_(at::Tensor& self, std::optional<at::Generator> generator) {
-  return random_range(self, 0, exclusive_bound(random_max(self.scalar_type())), generator);
+  return random_range(self, 0, exclusive_bound(random_max(self.scalar_type())), generator, "random_",
+                      [&]() -> at::Tensor& { return fallback_call<at::Tensor&>("random_", self, generator); });
 }
 
 at::Tensor& random_from(at::Tensor& self, int64_t from, std::optional<int64_t> to,
                         std::optional<at::Generator> generator) {
-  return random_range(self, from, to ? *to : exclusive_bound(random_max(self.scalar_type())), generator);
+  return random_range(self, from, to ? *to : exclusive_bound(random_max(self.scalar_type())), generator,
+                      "random_.from", [&]() -> at::Tensor& {
+                        return fallback_call<at::Tensor&>("random_.from", self, from, to, generator);
+                      });
 }
 
 at::Tensor& random_to(at::Tensor& self, int64_t to, std::optional<at::Generator> generator) {
-  return random_range(self, 0, to, generator);
+  return random_range(self, 0, to, generator, "random_.to", [&]() -> at::Tensor& {
+    return fallback_call<at::Tensor&>("random_.to", self, to, generator);
+  });
 }
 
-at::Tensor& randperm_out(int64_t n, std::optional<at::Generator> generator, at::Tensor& out) {
+at::Tensor& randperm_out(c10::SymInt sym_n, std::optional<at::Generator> generator, at::Tensor& out) {
+  const int64_t n = sym_n.guard_int(__FILE__, __LINE__);
   TORCH_CHECK(n >= 0, "n must be non-negative, got", n);
   TORCH_CHECK_NOT_IMPLEMENTED(!out.is_complex() && out.scalar_type() != at::kBool, "randperm is not implemented for ",
                               out.scalar_type());
   TORCH_CHECK(n == 0 || n - 1 <= random_max(out.scalar_type()), "n is too large for result tensor type: '",
               out.toString(), "'");
+  if (!run_native(table::caps::aclnnRandperm, "randperm.generator_out", {out.scalar_type()})) {
+    return fallback_call<at::Tensor&>("randperm.generator_out", sym_n, generator, out);
+  }
   at::native::resize_output(out, {n});
   if (n == 0) return out;
   const c10::DeviceGuard guard(out.device());
@@ -196,6 +228,9 @@ at::Tensor& bernoulli_scalar_(at::Tensor& self, double p, std::optional<at::Gene
   TORCH_CHECK(!self.is_complex(), "bernoulli_ does not support complex tensors");
   at::assert_no_internal_overlap(self);
   if (self.numel() == 0) return self;
+  if (!run_native(table::caps::aclnnInplaceBernoulli, "bernoulli_.float", {self.scalar_type()})) {
+    return fallback_call<at::Tensor&>("bernoulli_.float", self, p, generator);
+  }
   const c10::DeviceGuard guard(self.device());
   const auto rng = reserve(generator, self.device(), self.numel());
   NPU_RUN(aclnnInplaceBernoulli, self, at::Scalar(p), static_cast<int64_t>(rng.seed),
@@ -209,6 +244,9 @@ at::Tensor& bernoulli_tensor_(at::Tensor& self, const at::Tensor& p, std::option
               " cannot be broadcast to self's shape ", self.sizes());
   at::assert_no_internal_overlap(self);
   if (self.numel() == 0) return self;
+  if (!run_native(table::caps::aclnnInplaceBernoulliTensor, "bernoulli_.Tensor", {self.scalar_type(), p.scalar_type()})) {
+    return fallback_call<at::Tensor&>("bernoulli_.Tensor", self, p, generator);
+  }
   const c10::DeviceGuard guard(self.device());
   const at::Tensor probs = p.device() == self.device() ? p : p.to(self.device());
   const auto rng = reserve(generator, self.device(), self.numel());
@@ -226,6 +264,9 @@ at::Tensor& exponential_(at::Tensor& self, double lambd, std::optional<at::Gener
   at::assert_no_internal_overlap(self);
   TORCH_CHECK(lambd > 0.0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
   if (self.numel() == 0) return self;
+  if (!run_native(table::caps::aclnnInplaceExponential, "exponential_", {self.scalar_type()})) {
+    return fallback_call<at::Tensor&>("exponential_", self, lambd, generator);
+  }
   const c10::DeviceGuard guard(self.device());
   const auto rng = reserve(generator, self.device(), self.numel());
   NPU_RUN(aclnnInplaceExponential, self, lambd, static_cast<int64_t>(rng.seed), static_cast<int64_t>(rng.offset));
@@ -242,6 +283,9 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
     return {input.clone(), mask};
   }
   check_floating(input, "dropout");
+  if (!run_native(table::caps::aclnnDropout, "native_dropout", {input.scalar_type()})) {
+    return fallback_call<std::tuple<at::Tensor, at::Tensor>>("native_dropout", input, p, train);
+  }
   at::Tensor output = empty_npu(input.sizes(), input.scalar_type(), input.device());
   if (input.numel() == 0) return {output, mask};
   const auto rng = reserve(std::nullopt, input.device(), input.numel());
@@ -252,26 +296,6 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
 at::Tensor native_dropout_backward(const at::Tensor& grad_output, const at::Tensor& mask, double scale) {
   TORCH_CHECK(mask.scalar_type() == at::kBool, "Mask should be Bool Scalar Type", mask.scalar_type());
   return at::mul(at::mul(grad_output, mask), scale);
-}
-
-}  // namespace
-
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("uniform_", TORCH_FN(uniform_));
-  m.impl("normal_", TORCH_FN(normal_));
-  m.impl("normal.Tensor_float", TORCH_FN(normal_tensor_float));
-  m.impl("normal.float_Tensor", TORCH_FN(normal_float_tensor));
-  m.impl("normal.Tensor_Tensor", TORCH_FN(normal_tensor_tensor));
-  m.impl("random_", TORCH_FN(random_));
-  m.impl("random_.from", TORCH_FN(random_from));
-  m.impl("random_.to", TORCH_FN(random_to));
-  m.impl("randperm.generator_out", TORCH_FN(randperm_out));
-  m.impl("bernoulli_.float", TORCH_FN(bernoulli_scalar_));
-  m.impl("bernoulli_.Tensor", TORCH_FN(bernoulli_tensor_));
-  m.impl("bernoulli.out", TORCH_FN(bernoulli_out));
-  m.impl("exponential_", TORCH_FN(exponential_));
-  m.impl("native_dropout", TORCH_FN(native_dropout));
-  m.impl("native_dropout_backward", TORCH_FN(native_dropout_backward));
 }
 
 }  // namespace npu::ops

@@ -17,8 +17,9 @@ at::Tensor create_out(at::IntArrayRef sizes, at::IntArrayRef strides, const at::
 
 void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef strides,
                 const at::TensorOptions& options) {
-  TORCH_CHECK(options.dtype() == out.dtype(), "out= tensor has dtype ", out.dtype(), " but the op produces ",
-              options.dtype());
+  // PyTorch's own words (its generated out= wrappers), so npu and CPU refuse alike.
+  TORCH_CHECK(options.dtype() == out.dtype(), "Expected out tensor to have dtype ", options.dtype(), ", but got ",
+              out.dtype(), " instead");
   TORCH_CHECK(options.device() == out.device(), "out= tensor is on ", out.device(), " but the op runs on ",
               options.device());
   if (at::native::resize_output(out, sizes)) {

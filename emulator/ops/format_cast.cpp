@@ -1,7 +1,10 @@
 // aclnnNpuFormatCast: re-lays a tensor's storage in another format. The
 // device model decides shapes and formats (at GetWorkspaceSize time, on the
 // host); kernels/format/format_transform moves the data when the task runs on the
-// stream.
+// stream. The op pair's entry is generated (ops/table/format_cast.yaml) and
+// calls format_cast_task with both tensors in their own formats.
+#include "emulator/ops/format_cast.h"
+
 #include "acl/aclnn_format_cast.h"
 
 #include <algorithm>
@@ -122,28 +125,24 @@ aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(const aclTensor* srcTensor,
   });
 }
 
-aclnnStatus aclnnNpuFormatCastGetWorkspaceSize(const aclTensor* srcTensor, aclTensor* dstTensor,
-                                               uint64_t* workspaceSize, aclOpExecutor** executor) {
-  // Both tensors are taken in their own formats (native): this entry is what moves data between formats.
-  const npu::emu::FormatArgs tensors{npu::emu::TensorIn{srcTensor, "srcTensor", true},
-                                     npu::emu::TensorOut{dstTensor, "dstTensor", true}};
-  return npu::emu::prepare_op("aclnnNpuFormatCast", workspaceSize, executor, tensors,
-                              [&](const aclTensor* srcTensor, aclTensor* dstTensor) {
-    npu::emu::require_tensor(srcTensor, "srcTensor");
-    npu::emu::require_tensor(dstTensor, "dstTensor");
-    if (srcTensor->dtype != dstTensor->dtype) {
-      fail(ACLNN_ERR_PARAM_INVALID, std::string("dstTensor has dtype ") + npu::model::dtype_name(dstTensor->dtype) +
-                                        ", srcTensor " + npu::model::dtype_name(srcTensor->dtype) +
-                                        ": a format cast keeps the dtype");
-    }
-    npu::emu::require_shape(dstTensor, srcTensor->view_dims, "dstTensor");
-    const StorageDesc src_desc = storage_of(srcTensor, "srcTensor");
-    const StorageDesc dst_desc = storage_of(dstTensor, "dstTensor");
-    return std::function<void()>([src = srcTensor->unchecked_view(), src_desc, dst = dstTensor->unchecked_view(), dst_desc] {
-      run_format_cast(src, src_desc, dst, dst_desc);
-    });
-  });
-}
-NPU_EMU_DEFINE_LAUNCH(aclnnNpuFormatCast)
-
 }  // extern "C"
+
+namespace npu::emu {
+
+std::function<void()> format_cast_task(const aclTensor* srcTensor, aclTensor* dstTensor) {
+  require_tensor(srcTensor, "srcTensor");
+  require_tensor(dstTensor, "dstTensor");
+  if (srcTensor->dtype != dstTensor->dtype) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string("dstTensor has dtype ") + model::dtype_name(dstTensor->dtype) +
+                                      ", srcTensor " + model::dtype_name(srcTensor->dtype) +
+                                      ": a format cast keeps the dtype");
+  }
+  require_shape(dstTensor, srcTensor->view_dims, "dstTensor");
+  const StorageDesc src_desc = storage_of(srcTensor, "srcTensor");
+  const StorageDesc dst_desc = storage_of(dstTensor, "dstTensor");
+  return [src = srcTensor->unchecked_view(), src_desc, dst = dstTensor->unchecked_view(), dst_desc] {
+    run_format_cast(src, src_desc, dst, dst_desc);
+  };
+}
+
+}  // namespace npu::emu

@@ -110,6 +110,30 @@ class Wrapper:
     def arg_names(self) -> list[str]:
         return [n for _, n in self.args]
 
+    def value(self, name: str) -> str:
+        """Argument `name` as meta functions and aclnn parameters take it:
+        a symbolic int (the dispatcher's c10::SymInt) as a concrete int64_t."""
+        ctype = dict((n, t) for t, n in self.args)[name]
+        if ctype == "c10::SymInt":
+            return f"{name}.guard_int(__FILE__, __LINE__)"
+        if ctype == "c10::SymIntArrayRef":
+            return f"C10_AS_INTARRAYREF_SLOW({name})"
+        return name
+
+    def device_checks(self, name: str) -> list[str]:
+        """PyTorch's wrappers check that every tensor argument (outs included)
+        is on one device before the meta function runs, unless the schema opts
+        out (device_check: NoCheck); a TensorIterator meta checks by itself."""
+        from torchgen.model import DeviceCheckType
+
+        if self.f.device_check != DeviceCheckType.ExactSame:
+            return []
+        tensors = [n for t, n in self.args if "Tensor" in t]
+        if not tensors:
+            return []
+        return ["  std::optional<at::Device> common_device;\n"] + [
+            f'  c10::impl::check_and_update_common_device(common_device, {n}, "{name}", "{n}");\n' for n in tensors]
+
     def outputs(self) -> list[str]:
         if self.kind == "functional":
             return [f"op.output({i})" for i in range(len(self.f.func.returns))]
@@ -148,7 +172,7 @@ class Wrapper:
                 if on_device and p.name in tensor_args and p.kind == "tensor":
                     exprs.append(f"npu::table::device_operand({p.name}, device, compute)")
                 else:
-                    exprs.append(p.name)
+                    exprs.append(self.value(p.name))
             else:
                 raise TableError(f"{self.where}: {op.aclnn} parameter '{p.name}' has no argument of that name in "
                                  f"{self.schema}({', '.join(self.arg_names())}); add map: {{{p.name}: <C++>}}")
@@ -178,7 +202,7 @@ class Wrapper:
         first_tensor = next((n for t, n in self.args if "Tensor" in t and "List" not in t and "optional" not in t),
                             None)
         name = f"wrapper_{ident(self.schema)}"
-        body = [f"{self.decl(name)} {{\n",
+        body = [f"{self.decl(name)} {{\n", *([] if is_ti else self.device_checks(name)),
                 f"  npu::table::{cls}<{meta_class}, {n_out}> op{ctor};\n",
                 f"  op.meta({', '.join(self.meta_args)});\n"]
         for _, use in self.uses:
@@ -259,7 +283,9 @@ def registrations(aten: Aten, fam: Family) -> str:
             impl = reg.impl
         lines.append(f'  m.impl("{reg.schema}", TORCH_FN({impl}));  // {reg.why}\n')
     return "".join([BANNER.format(family=fam.name),
-                    '#include "dispatch/table/generated_support.h"\n\n', *sorted(metas), "\n",
+                    '#include "dispatch/table/generated_support.h"\n\n',
+                    "#include <ATen/MemoryOverlap.h>\n#include <ATen/core/op_registration/adaption.h>\n",
+                    *sorted(metas), "\n",
                     *decls, "\nnamespace {\n\n", "\n".join(defs), "\n}  // namespace\n\n",
                     "TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {\n", *lines, "}\n"])
 

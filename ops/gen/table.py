@@ -8,6 +8,9 @@ include/acl/aclnn_<family>.h). Its top level is a mapping:
     ops:      the rows, one per aclnn op (see ROW_KEYS)
     registrations: aten schemas served by hand-written dispatch functions
               that launch no aclnn op of their own (views, copy_, empty)
+    functions: C functions of the family besides the op pairs (CANN's
+              aclnnNpuFormatCastCalculateSizeAndFormat), declared in the
+              family's header and defined by hand in its emulator file
 
 A mistake in a row (an unknown key, dtype or parameter type, a malformed
 signature) is a TableError naming the file, the op and what is allowed: the
@@ -97,6 +100,21 @@ ATEN_KEYS = {
     "iterator": "for a schema without a structured meta function: the TensorIterator builder CPU uses, "
                 "e.g. comparison_op(OUT, self, other) (OUT: the output, or self in-place)",
 }
+# Further parameter types a family's `functions` may take: pointers the
+# function writes its results through.
+FUNCTION_PARAM_TYPES = {
+    **PARAM_TYPES,
+    "const int": "value",
+    "int*": "result",
+    "uint64_t*": "result",
+    "int64_t*": "result",
+    "int64_t**": "result",
+}
+FUNCTION_KEYS = {
+    "name": "the C function's name (aclnnNpuFormatCastCalculateSizeAndFormat)",
+    "params": "its C parameters, CANN's exact signature",
+    "doc": "what it computes",
+}
 REGISTRATION_KEYS = {
     "schema": "the aten schema name (as_strided, copy_)",
     "impl": "the dispatch function (a qualified C++ name)",
@@ -111,7 +129,7 @@ class Param:
 
     @property
     def kind(self) -> str:
-        return PARAM_TYPES[self.ctype]
+        return FUNCTION_PARAM_TYPES[self.ctype]
 
     @property
     def is_output(self) -> bool:
@@ -163,19 +181,31 @@ class Registration:
 
 
 @dataclasses.dataclass
+class Function:
+    """A C function of a family that is not an op pair (returns aclnnStatus)."""
+    name: str
+    params: list[Param]
+    doc: str
+
+    def decl(self) -> str:
+        return f"aclnnStatus {self.name}({', '.join(p.decl() for p in self.params)})"
+
+
+@dataclasses.dataclass
 class Family:
     name: str
     doc: str
     emulator: str | None
     ops: list[Op]
     registrations: list[Registration]
+    functions: list[Function] = dataclasses.field(default_factory=list)
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def parse_params(text: str, where: str) -> list[Param]:
-    """'const aclTensor* self, aclTensor* out' -> Params, each type checked."""
+def parse_params(text: str, where: str, types: dict[str, str] = PARAM_TYPES) -> list[Param]:
+    """'const aclTensor* self, aclTensor* out' -> Params, each type checked against `types`."""
     params = []
     for piece in text.split(","):
         piece = " ".join(piece.replace("*", "* ").split())
@@ -183,9 +213,9 @@ def parse_params(text: str, where: str) -> list[Param]:
         if not m:
             raise TableError(f"{where}: cannot read parameter '{piece}' (expected '<type> <name>')")
         ctype = m.group(1).replace(" *", "*").strip()
-        if ctype not in PARAM_TYPES:
+        if ctype not in types:
             raise TableError(f"{where}: parameter '{m.group(2)}' has type '{ctype}'; allowed: "
-                             + ", ".join(PARAM_TYPES))
+                             + ", ".join(types))
         params.append(Param(ctype, m.group(2)))
     names = [p.name for p in params]
     if len(set(names)) != len(names):
@@ -256,7 +286,7 @@ def load_family(path: pathlib.Path) -> Family:
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise TableError(f"{where}: the top level must be a mapping with doc/emulator/ops/registrations")
-    _check_keys(data, {"doc": 1, "emulator": 1, "ops": 1, "registrations": 1}, where)
+    _check_keys(data, {"doc": 1, "emulator": 1, "ops": 1, "registrations": 1, "functions": 1}, where)
     ops = [_op(path.stem, row, f"{where}: ops[{i}]") for i, row in enumerate(data.get("ops") or [])]
     regs = []
     for i, row in enumerate(data.get("registrations") or []):
@@ -266,9 +296,20 @@ def load_family(path: pathlib.Path) -> Family:
             if key not in row:
                 raise TableError(f"{w}: missing '{key}' ({REGISTRATION_KEYS[key]})")
         regs.append(Registration(path.stem, row["schema"], row["impl"], row["why"]))
+    functions = []
+    for i, row in enumerate(data.get("functions") or []):
+        w = f"{where}: functions[{i}]"
+        _check_keys(row, FUNCTION_KEYS, w)
+        for key in FUNCTION_KEYS:
+            if key not in row:
+                raise TableError(f"{w}: missing '{key}' ({FUNCTION_KEYS[key]})")
+        if not (isinstance(row["name"], str) and row["name"].startswith("aclnn") and _IDENT.match(row["name"])):
+            raise TableError(f"{w}: function name '{row['name']}' must be an identifier starting with 'aclnn'")
+        functions.append(Function(row["name"], parse_params(row["params"], f"{w} ({row['name']})",
+                                                            FUNCTION_PARAM_TYPES), str(row["doc"])))
     if ops and not data.get("emulator"):
         raise TableError(f"{where}: 'emulator' (the header declaring the task makers) is required with ops")
-    return Family(path.stem, str(data.get("doc", "")), data.get("emulator"), ops, regs)
+    return Family(path.stem, str(data.get("doc", "")), data.get("emulator"), ops, regs, functions)
 
 
 def load_table(paths: list[pathlib.Path]) -> list[Family]:

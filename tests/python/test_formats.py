@@ -431,6 +431,26 @@ def test_ternary_op_on_a_private_input_launches_no_format_cast(op, exact, shape,
         assert torch.equal(out[0].cpu(), op(cpu, other))
     else:
         torch.testing.assert_close(out[0].cpu(), op(cpu, other))
+
+# Shape and sort entries are table ops too: they read a whole private input
+# themselves (values exact: they move elements, they do not compute).
+SHAPE_SORT_ON_PRIVATE = {
+    "cat": lambda a: torch.cat([a, a * 0 + 1], 0),
+    "flip": lambda a: torch.flip(a, [0, -1]),
+    "roll": lambda a: torch.roll(a, 3, -1),
+    "tril": lambda a: torch.tril(a, 1),
+    "sort": lambda a: torch.sort(a, -1, descending=True)[0],
+    "topk": lambda a: torch.topk(a, 2, 0)[1],
+}
+
+
+@pytest.mark.parametrize("op", SHAPE_SORT_ON_PRIVATE.values(), ids=SHAPE_SORT_ON_PRIVATE.keys())
+@pytest.mark.parametrize("shape,fmt", [((33, 20), 29), ((2, 19, 5, 3), 3)], ids=["NZ", "NC1HWC0"])
+def test_shape_and_sort_ops_on_a_private_input_launch_no_format_cast(op, shape, fmt):
+    cpu, x, desc, data = private_input(shape, fmt)
+    out = []
+    assert format_casts_during(lambda: out.append(op(x))) == 0
+    assert torch.equal(out[0].cpu(), op(cpu))
     assert_untouched(x, fmt, desc, data)
 
 
@@ -508,6 +528,17 @@ def test_random_in_place_ops_write_private_storages(op, view):
     written = expected.isnan()
     assert bool(((got[written] > 9) & (got[written] < 12)).all())
     assert torch.equal(got[~written], cpu[~written])
+    assert torch_npu.get_npu_format(x) == 29 and npu_emu.storage_desc(x) == desc
+    assert torch.equal(npu_emu.storage_data(x), nz_reference(got))
+
+
+@pytest.mark.parametrize("op", RANDOM_IN_PLACE.values(), ids=RANDOM_IN_PLACE.keys())
+def test_random_in_place_op_on_a_whole_private_tensor_launches_no_format_cast(op):
+    """The entry writes its const selfRef's private storage itself (staged as an output)."""
+    _, x, desc, _ = private_input((33, 20), 29)
+    assert format_casts_during(lambda: op(x)) == 0
+    got = x.cpu()
+    assert bool(((got > 9) & (got < 12)).all())
     assert torch_npu.get_npu_format(x) == 29 and npu_emu.storage_desc(x) == desc
     assert torch.equal(npu_emu.storage_data(x), nz_reference(got))
 

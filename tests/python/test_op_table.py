@@ -148,3 +148,71 @@ def test_optional_arguments_reach_the_meta_function_as_optional_refs(tmp_path):
     assert ("((min.has_value() && (*min).defined()) ? at::OptionalTensorRef(*min) : at::OptionalTensorRef())"
             in code)
     assert "min, max, out);" in code and "(*min, device, compute), self);" in code
+
+def test_inplace_op_const_self_is_staged_as_written(tmp_path):
+    """CANN's aclnnInplace* ops declare the tensor they write `const aclTensor*`:
+    the generated entry stages it as an output (its scratch is laid back into
+    its private storage) while keeping CANN's exact signature."""
+    rows = """
+  - aclnn: aclnnInplaceFrob
+    params: const aclTensor* selfRef, const aclTensor* other, double p
+    doc: selfRef = frob(selfRef, other, p)
+    entry: frob_task(selfRef, other, p)
+    dtypes: [floating]
+  - aclnn: aclnnFrobRead
+    params: const aclTensor* self, aclTensor* out
+    doc: out = frob(self)
+    entry: frob_task(self, out)
+    dtypes: [floating]
+"""
+    fam = load_family(write_family(tmp_path, rows))
+    assert "aclnnInplaceFrobGetWorkspaceSize(const aclTensor* selfRef, const aclTensor* other, double p," \
+        in emit_acl.acl_header(fam)
+    entries = emit_acl.emulator_entries(fam)
+    assert ('FormatArgs{TensorOut{const_cast<aclTensor*>(selfRef), "selfRef", false}, '
+            'TensorIn{other, "other", false}}') in entries
+    assert "[&](const aclTensor* selfRef, const aclTensor* other)" in entries
+    # Only an aclnnInplace* op's first tensor: a const self elsewhere is read.
+    assert 'FormatArgs{TensorIn{self, "self", false}, TensorOut{out, "out", false}}' in entries
+
+
+def test_family_functions_are_declared_and_checked(tmp_path):
+    extra = """functions:
+  - name: aclnnFrobCalculateSize
+    params: const aclTensor* src, const int dstFormat, int64_t** dstShape, uint64_t* dstShapeSize
+    doc: the storage shape a frob would have
+"""
+    fam = load_family(write_family(tmp_path, GOOD_ROW, extra=extra))
+    assert ("ACL_FUNC_VISIBILITY aclnnStatus aclnnFrobCalculateSize(const aclTensor* src, const int dstFormat, "
+            "int64_t** dstShape, uint64_t* dstShapeSize);") in emit_acl.acl_header(fam)
+    # Not an op pair: no entry, no driver symbol.
+    assert "aclnnFrobCalculateSize" not in emit_acl.emulator_entries(fam)
+    assert "aclnnFrobCalculateSize" not in emit_acl.driver_op_list([fam])
+    with pytest.raises(TableError, match="functions\\[0\\].*parameter 'dstShape' has type 'int64_t\\*\\*\\*'"):
+        load_family(write_family(tmp_path, GOOD_ROW, extra=extra.replace("int64_t**", "int64_t***")))
+    with pytest.raises(TableError, match="functions\\[0\\]: missing 'doc'"):
+        load_family(write_family(tmp_path, GOOD_ROW, extra=extra.replace("    doc: the storage shape a frob would have\n", "")))
+
+
+def test_structured_wrapper_takes_symints_as_ints_and_checks_devices(tmp_path):
+    """A schema with SymInt arguments (topk's k) hands the meta function and
+    the aclnn op concrete ints; a non-TensorIterator meta gets PyTorch's device
+    check of every tensor argument, outs included."""
+    from ops.gen import emit_dispatch
+
+    rows = """
+  - aclnn: aclnnFrobTopk
+    params: const aclTensor* self, int64_t k, int64_t dim, bool largest, bool sorted, aclTensor* v, aclTensor* i
+    doc: topk
+    entry: frob_task(self, k, dim, largest, sorted, v, i)
+    dtypes: [floating]
+    aten: [topk.values]
+"""
+    code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(write_family(tmp_path, rows)))
+    assert "op.meta(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted);" in code
+    assert "NPU_RUN(aclnnFrobTopk, self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted, values, indices);" \
+        in code
+    for arg in ("self", "values", "indices"):
+        assert f'check_and_update_common_device(common_device, {arg}, "wrapper_topk_values", "{arg}");' in code
+    # The fallback gets the arguments as the dispatcher passed them.
+    assert 'fallback_call<::std::tuple<at::Tensor &,at::Tensor &>>("topk.values", self, k, dim' in code

@@ -1,0 +1,25 @@
+// Task makers of the random family (ops/table/random.yaml; the counter
+// contract is in the generated acl/aclnn_random.h). Arguments are checked on
+// the host, so bad input fails synchronously; the kernels draw from
+// (seed, offset) only (kernels/random/random_ops.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "acl/acl_base.h"
+
+namespace npu::emu {
+
+std::function<void()> uniform_task(const aclTensor* selfRef, double from, double to, uint64_t seed, uint64_t offset);
+std::function<void()> normal_task(const aclTensor* selfRef, float mean, float std, int64_t seed, int64_t offset);
+std::function<void()> random_task(const aclTensor* selfRef, int64_t from, int64_t to, int64_t seed, int64_t offset);
+std::function<void()> bernoulli_task(const aclTensor* selfRef, const aclScalar* prob, int64_t seed, int64_t offset);
+std::function<void()> bernoulli_tensor_task(const aclTensor* selfRef, const aclTensor* prob, int64_t seed,
+                                            int64_t offset);
+std::function<void()> randperm_task(int64_t n, int64_t seed, int64_t offset, aclTensor* out);
+std::function<void()> exponential_task(const aclTensor* selfRef, double lambd, int64_t seed, int64_t offset);
+std::function<void()> dropout_task(const aclTensor* self, double p, int64_t seed, int64_t offset, aclTensor* out,
+                                   aclTensor* maskOut);
+
+}  // namespace npu::emu
