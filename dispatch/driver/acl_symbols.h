@@ -115,13 +115,6 @@
   X(aclnnClampMax)                       \
   X(aclnnClampMinTensor)                 \
   X(aclnnClampMaxTensor)                 \
-  X(aclnnArange)                         \
-  X(aclnnLinspace)                       \
-  X(aclnnEye)                            \
-  X(aclnnInplaceCopy)                    \
-  X(aclnnInplaceFillScalar)              \
-  X(aclnnInplaceFillTensor)              \
-  X(aclnnInplaceZero)
 
 // Reductions, scans, indexing, shape and sort.
 #define NPU_ACLNN_REDUCE_INDEX_OPS(X)    \
