@@ -99,13 +99,6 @@
   X(aclnnRoundDecimals)                  \
   X(aclnnNanToNum)                       \
   X(aclnnCast)                           \
-  X(aclnnArange)                         \
-  X(aclnnLinspace)                       \
-  X(aclnnEye)                            \
-  X(aclnnInplaceCopy)                    \
-  X(aclnnInplaceFillScalar)              \
-  X(aclnnInplaceFillTensor)              \
-  X(aclnnInplaceZero)
 
 // Reductions, scans, indexing, shape and sort.
 #define NPU_ACLNN_REDUCE_INDEX_OPS(X)    \

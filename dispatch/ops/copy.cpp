@@ -1,13 +1,14 @@
 // aten::_copy_from: every copy that involves an npu tensor (H2D, D2H, D2D).
 // Contiguous same-dtype data moves with one aclrtMemcpyAsync; anything else
 // (strides, dtype conversion, broadcasting) is done on the device by
-// aclnnInplaceCopy, so the host only ever moves dense bytes.
+// aclnnInplaceCopy, so the host only ever moves dense bytes. Registered by
+// ops/table/copy.yaml.
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>
-#include <torch/library.h>
 
 #include "acl/acl_rt.h"
+#include "dispatch/aclnn_capabilities.h"
 #include "dispatch/format/format_cast.h"
 #include "dispatch/format/storage_format.h"
 #include "dispatch/memory/npu_allocator.h"
@@ -40,7 +41,14 @@ void keep_alive_for(const at::Tensor& t, c10::Stream consumer) {
 }
 
 // dst (npu) <- src (npu, same device): conversion and layout on the device.
+// There is no CPU fallback for a copy between devices (it would itself copy
+// through _copy_from): without the op (a CANN lacking it), this fails before
+// launching, naming it (run_native's error under NPU_EMU_FALLBACK=error).
 void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      run_native(table::caps::aclnnInplaceCopy, "_copy_from", {dst.scalar_type(), src.scalar_type()}),
+      "copy_: converting or re-laying out npu data needs aclnnInplaceCopy, which the loaded ACL library lacks; "
+      "copies between npu tensors of the same dtype and contiguous layout use aclrtMemcpyAsync only");
   if (has_private_format(dst) || has_private_format(src)) {
     copy_with_formats(dst, src);  // H2D keeps dst's format; reads see the base layout
     return;
@@ -113,6 +121,8 @@ void copy_d2d(const at::Tensor& dst, const at::Tensor& src) {
   copy_on_device(dst, staged);
 }
 
+}  // namespace
+
 at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(self.defined() && dst.defined(), "copy_: both tensors must be defined");
   if (dst.numel() == 0) return dst;
@@ -143,13 +153,6 @@ at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
     dst.unsafeGetTensorImpl()->set_sizes_and_strides(self.sizes(), self.strides());
   }
   return copy_from(self, dst, false);
-}
-
-}  // namespace
-
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_copy_from", TORCH_FN(copy_from));
-  m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
 }
 
 }  // namespace npu::ops

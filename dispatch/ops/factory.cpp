@@ -1,4 +1,6 @@
-// aten::empty.memory_format and aten::empty_strided for npu.
+// New npu tensors: aten::empty.memory_format, aten::empty_strided and
+// resize_ (registered by ops/table/factory.yaml), and the helpers other
+// dispatch code makes tensors with.
 #include "dispatch/ops/factory.h"
 
 #include <ATen/EmptyTensor.h>
@@ -6,7 +8,6 @@
 #include <ATen/native/ResizeCommon.h>
 #include <ATen/native/TensorFactories.h>
 #include <c10/core/DeviceGuard.h>
-#include <torch/library.h>
 
 #include "dispatch/format/storage_format.h"
 #include "dispatch/runtime/npu_device.h"
@@ -44,29 +45,31 @@ at::Tensor make_tensor(at::IntArrayRef size, std::optional<at::IntArrayRef> stri
   return tensor;
 }
 
-at::Tensor empty_memory_format(at::IntArrayRef size, std::optional<at::ScalarType> dtype,
+}  // namespace
+
+at::Tensor empty_memory_format(c10::SymIntArrayRef size, std::optional<at::ScalarType> dtype,
                                std::optional<at::Layout> layout, std::optional<c10::Device> device,
                                std::optional<bool> pin_memory, std::optional<at::MemoryFormat> memory_format) {
   TORCH_CHECK(!pin_memory.value_or(false), "pin_memory is only for CPU tensors, not npu tensors");
   TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "npu supports only the strided layout, got ", *layout);
-  at::Tensor tensor = make_tensor(size, std::nullopt, dtype.value_or(at::get_default_dtype_as_scalartype()), device,
+  at::Tensor tensor = make_tensor(C10_AS_INTARRAYREF_SLOW(size), std::nullopt,
+                                  dtype.value_or(at::get_default_dtype_as_scalartype()), device,
                                   memory_format.value_or(at::MemoryFormat::Contiguous));
   fill_uninitialized_if_deterministic(tensor);
   return tensor;
 }
 
-at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, std::optional<at::ScalarType> dtype,
+at::Tensor empty_strided(c10::SymIntArrayRef size, c10::SymIntArrayRef stride, std::optional<at::ScalarType> dtype,
                          std::optional<at::Layout> layout, std::optional<c10::Device> device,
                          std::optional<bool> pin_memory) {
   TORCH_CHECK(!pin_memory.value_or(false), "pin_memory is only for CPU tensors, not npu tensors");
   TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "npu supports only the strided layout, got ", *layout);
-  at::Tensor tensor = make_tensor(size, stride, dtype.value_or(at::get_default_dtype_as_scalartype()), device,
+  at::Tensor tensor = make_tensor(C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride),
+                                  dtype.value_or(at::get_default_dtype_as_scalartype()), device,
                                   at::MemoryFormat::Contiguous);
   fill_uninitialized_if_deterministic(tensor);
   return tensor;
 }
-
-}  // namespace
 
 at::Tensor empty_npu(at::IntArrayRef size, at::ScalarType dtype, std::optional<c10::Device> device,
                      at::MemoryFormat memory_format) {
@@ -100,9 +103,22 @@ void fill_grown_storage_if_deterministic(const at::Tensor& tensor, int64_t old_s
   if (fills_uninitialized_memory()) at::native::fill_resize_deterministic_(tensor, old_storage_nbytes);
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
-  m.impl("empty_strided", TORCH_FN(empty_strided));
+const at::Tensor& resize_(const at::Tensor& self, c10::SymIntArrayRef sym_size,
+                         std::optional<at::MemoryFormat> format) {
+  const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(sym_size);
+  at::detail::check_size_nonnegative(size);
+  c10::DeviceGuard guard(self.device());
+  auto* impl = self.unsafeGetTensorImpl();
+  const int64_t needed = at::detail::computeStorageNbytesContiguous(size, self.element_size(),
+                                                                     self.storage_offset());
+  const auto old_nbytes = static_cast<int64_t>(self.storage().nbytes());
+  if (old_nbytes < needed) {
+    at::native::resize_bytes_nocuda(self.storage(), needed);  // reaches NpuHooks::resizePrivateUse1Bytes
+  }
+  at::native::resize_impl_cpu_(impl, size, /*stride=*/std::nullopt, /*resize_storage=*/false);
+  if (format && *format != at::MemoryFormat::Preserve) impl->empty_tensor_restride(*format);
+  if (old_nbytes < needed) fill_grown_storage_if_deterministic(self, old_nbytes);
+  return self;
 }
 
 }  // namespace npu::ops

@@ -11,11 +11,8 @@
 // memory with the bits cleared, with the values that memory must hold.
 #include <ATen/ATen.h>
 #include <ATen/ops/copy_native.h>
-#include <torch/library.h>
 
 namespace npu::ops {
-
-namespace {
 
 at::Tensor& copy_(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
   if (!self.is_conj() && !self.is_neg()) return at::native::copy_(self, src, non_blocking);
@@ -34,9 +31,5 @@ at::Tensor& copy_(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
   at::native::copy_(stored, value, non_blocking);
   return self;
 }
-
-}  // namespace
-
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { m.impl("copy_", TORCH_FN(copy_)); }
 
 }  // namespace npu::ops

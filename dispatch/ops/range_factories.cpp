@@ -1,9 +1,10 @@
-// arange, linspace and eye on npu (aclnnArange, aclnnLinspace, aclnnEye).
-// Their functional forms are PyTorch's composites: empty + these out= forms.
+// arange, linspace and eye on npu (aclnnArange, aclnnLinspace, aclnnEye):
+// the out= forms ops/table/factory.yaml registers. Their functional forms
+// are PyTorch's composites: empty + these out= forms.
 #include <ATen/MemoryOverlap.h>
-#include <torch/library.h>
 
-#include "dispatch/fallback/cpu_fallback.h"
+#include "dispatch/aclnn_capabilities.h"
+#include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/factory.h"
 #include "dispatch/ops/op_runner.h"
 
@@ -39,8 +40,13 @@ void check_range_out(Tensor& out, at::IntArrayRef shape) {
   at::assert_no_internal_overlap(out);
 }
 
+}  // namespace
+
 Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
   const at::ScalarType dtype = out.scalar_type();
+  if (!run_native(table::caps::aclnnArange, "arange.start_out", {dtype})) {
+    return fallback_call<Tensor&>("arange.start_out", start, end, step, out);
+  }
   // PyTorch's own length rule and argument checks, run on the meta device.
   const Tensor shape_only = at::arange(start, end, step, at::TensorOptions().dtype(dtype).device(at::kMeta));
   check_range_out(out, shape_only.sizes());
@@ -60,28 +66,24 @@ Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, T
 
 Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, Tensor& out) {
   TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
-  if (out.is_complex()) {  // the kernel covers real dtypes; complex ranges run on the CPU, counted
-    run_fallback("linspace.out", start, end, steps, out);
-    return out;
+  // The kernel covers real dtypes; complex ranges run on the CPU, counted.
+  if (!run_native(table::caps::aclnnLinspace, "linspace.out", {out.scalar_type()})) {
+    return fallback_call<Tensor&>("linspace.out", start, end, steps, out);
   }
   check_range_out(out, {steps});
   return fill_range(out, {steps}, [&](const Tensor& o) { NPU_RUN(aclnnLinspace, start, end, steps, o); });
 }
 
-Tensor& eye_m_out(int64_t n, int64_t m, Tensor& out) {
+Tensor& eye_m_out(c10::SymInt n_sym, c10::SymInt m_sym, Tensor& out) {
+  const int64_t n = n_sym.guard_int(__FILE__, __LINE__), m = m_sym.guard_int(__FILE__, __LINE__);
   TORCH_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
   TORCH_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  if (!run_native(table::caps::aclnnEye, "eye.m_out", {out.scalar_type()})) {
+    return fallback_call<Tensor&>("eye.m_out", n, m, out);
+  }
   return fill_range(out, {n, m}, [&](const Tensor& o) { NPU_RUN(aclnnEye, n, m, o); });
 }
-Tensor& eye_out(int64_t n, Tensor& out) { return eye_m_out(n, n, out); }
 
-}  // namespace
-
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("arange.start_out", TORCH_FN(arange_out));
-  m.impl("linspace.out", TORCH_FN(linspace_out));
-  m.impl("eye.out", TORCH_FN(eye_out));
-  m.impl("eye.m_out", TORCH_FN(eye_m_out));
-}
+Tensor& eye_out(c10::SymInt n, Tensor& out) { return eye_m_out(n, n, out); }
 
 }  // namespace npu::ops

@@ -3,22 +3,14 @@
 // done (see memory/device_caching_allocator.h). The stream may be on another
 // device than the tensor: a device-to-device copy reads the source on the
 // destination's stream.
-#include <torch/library.h>
-
 #include "dispatch/memory/npu_allocator.h"
 
 namespace npu::ops {
-
-namespace {
 
 void record_stream(at::Tensor& self, c10::Stream stream) {
   TORCH_CHECK(stream.device_type() == c10::DeviceType::PrivateUse1, "record_stream: expected an npu stream, got ",
               stream);
   npu_allocator().recordStream(self.storage().data_ptr(), stream);
 }
-
-}  // namespace
-
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { m.impl("record_stream", TORCH_FN(record_stream)); }
 
 }  // namespace npu::ops

@@ -12,7 +12,6 @@
 #include <tuple>
 
 #include <ATen/ATen.h>
-#include <torch/library.h>
 
 namespace npu::ops {
 
@@ -37,6 +36,8 @@ void check_cell_arguments(const char* op, const at::Tensor& input_gates, const a
               op, ": the state must be [batch, hidden] with gates [batch, ", gate_count, " * hidden], got state ",
               state.sizes(), " and gates ", input_gates.sizes());
 }
+
+}  // namespace
 
 // Returns (hy, cy, gates): gates = input_gates + hidden_gates (+ biases),
 // chunked into input, forget, cell and output gates.
@@ -71,21 +72,6 @@ std::tuple<at::Tensor, at::Tensor> fused_gru_cell(const at::Tensor& input_gates,
   const at::Tensor new_gate = (in_chunks[2] + reset_gate * hidden_chunks[2]).tanh();
   at::Tensor hy = (hx - new_gate) * update_gate + new_gate;
   return {std::move(hy), at::cat({in, hidden}, 1)};
-}
-
-}  // namespace
-
-// Both keys: AutogradPrivateUse1 so autograd records the composed ops (the
-// generated autograd kernel would call the CUDA-only fused backward), and
-// PrivateUse1 for calls that skip autograd (inference_mode).
-TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) {
-  m.impl("_thnn_fused_lstm_cell", TORCH_FN(fused_lstm_cell));
-  m.impl("_thnn_fused_gru_cell", TORCH_FN(fused_gru_cell));
-}
-
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_thnn_fused_lstm_cell", TORCH_FN(fused_lstm_cell));
-  m.impl("_thnn_fused_gru_cell", TORCH_FN(fused_gru_cell));
 }
 
 }  // namespace npu::ops

@@ -10,7 +10,7 @@
 // this, Module.to("npu") replaces every parameter by a new object, and two
 // modules that share one parameter (a tied embedding and output head) end up
 // with two independent copies.
-#include <torch/library.h>
+#include <ATen/core/Tensor.h>
 
 namespace npu::ops {
 
@@ -22,17 +22,13 @@ bool is_dense_cpu_or_npu(const at::Tensor& t) {
   return keys.has_backend(c10::BackendComponent::CPUBit) || keys.has_backend(c10::BackendComponent::PrivateUse1Bit);
 }
 
-bool has_compatible_shallow_copy_type(const at::Tensor& self, const at::Tensor& from) {
-  if (self.unsafeGetTensorImpl()->has_compatible_shallow_copy_type(from.key_set())) return true;
-  return is_dense_cpu_or_npu(self) && is_dense_cpu_or_npu(from);
-}
-
 }  // namespace
 
 // Dispatch picks the PrivateUse1 kernel whenever either argument is on npu,
-// so CPU<->npu pairs reach it in both directions.
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_has_compatible_shallow_copy_type", TORCH_FN(has_compatible_shallow_copy_type));
+// so CPU<->npu pairs reach it in both directions (ops/table/views.yaml).
+bool has_compatible_shallow_copy_type(const at::Tensor& self, const at::Tensor& from) {
+  if (self.unsafeGetTensorImpl()->has_compatible_shallow_copy_type(from.key_set())) return true;
+  return is_dense_cpu_or_npu(self) && is_dense_cpu_or_npu(from);
 }
 
 }  // namespace npu::ops

@@ -1,13 +1,14 @@
-// aclnn entries that create values: arange, linspace, eye.
+// The factory family's task makers: arange, linspace, eye.
+#include "emulator/ops/factory.h"
+
 #include <string>
 
-#include "acl/aclnn_factory.h"
 #include "emulator/acl_error.h"
+#include "emulator/acl_objects.h"
 #include "emulator/op_launch.h"
 #include "kernels/factory/factories.h"
 
-using npu::emu::fail;
-using npu::emu::prepare_op;
+namespace npu::emu {
 
 namespace {
 
@@ -16,8 +17,8 @@ namespace {
 // anything is launched, so that a bad dtype= fails the call that passed it
 // and not a later synchronize; worded "<op>: unsupported dtype <dtype>",
 // which callers report as PyTorch's NotImplementedError.
-void require_range_dtype(const char* op, npu::model::DType dtype) {
-  using npu::model::DType;
+void require_range_dtype(const char* op, model::DType dtype) {
+  using model::DType;
   switch (dtype) {
     case DType::UInt8:
     case DType::Int8:
@@ -30,59 +31,42 @@ void require_range_dtype(const char* op, npu::model::DType dtype) {
     case DType::Float64:
       return;
     default:
-      fail(ACLNN_ERR_PARAM_INVALID, std::string(op) + ": unsupported dtype " + npu::model::dtype_name(dtype));
+      fail(ACLNN_ERR_PARAM_INVALID, std::string(op) + ": unsupported dtype " + model::dtype_name(dtype));
   }
 }
 
 }  // namespace
 
-extern "C" {
-
-aclnnStatus aclnnArangeGetWorkspaceSize(const aclScalar* start, const aclScalar* end, const aclScalar* step,
-                                        aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return prepare_op("aclnnArange", workspaceSize, executor, [&] {
-    npu::emu::require_scalar(start, "start");
-    npu::emu::require_scalar(end, "end");
-    npu::emu::require_scalar(step, "step");
-    npu::emu::require_tensor(out, "out");
-    require_range_dtype("arange", out->dtype);
-    const int64_t n = npu::kernels::arange_length(start->value(), end->value(), step->value(), out->dtype);
-    npu::emu::require_shape(out, {n}, "out");
-    return std::function<void()>([o = out->view(), s = start->value(), st = step->value()] {
-      npu::kernels::arange(o, s, st);
-    });
-  });
+std::function<void()> arange_task(const aclScalar* start, const aclScalar* end, const aclScalar* step,
+                                  aclTensor* out) {
+  require_scalar(start, "start");
+  require_scalar(end, "end");
+  require_scalar(step, "step");
+  require_tensor(out, "out");
+  require_range_dtype("arange", out->dtype);
+  const int64_t n = kernels::arange_length(start->value(), end->value(), step->value(), out->dtype);
+  require_shape(out, {n}, "out");
+  return [o = out->view(), s = start->value(), st = step->value()] { kernels::arange(o, s, st); };
 }
-NPU_EMU_DEFINE_LAUNCH(aclnnArange)
 
-aclnnStatus aclnnLinspaceGetWorkspaceSize(const aclScalar* start, const aclScalar* end, int64_t steps,
-                                          aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return prepare_op("aclnnLinspace", workspaceSize, executor, [&] {
-    npu::emu::require_scalar(start, "start");
-    npu::emu::require_scalar(end, "end");
-    npu::emu::require_tensor(out, "out");
-    require_range_dtype("linspace", out->dtype);
-    if (steps < 0) fail(ACLNN_ERR_PARAM_INVALID, "steps must be non-negative, got " + std::to_string(steps));
-    npu::emu::require_shape(out, {steps}, "out");
-    return std::function<void()>([o = out->view(), s = start->value(), e = end->value()] {
-      npu::kernels::linspace(o, s, e);
-    });
-  });
+std::function<void()> linspace_task(const aclScalar* start, const aclScalar* end, int64_t steps, aclTensor* out) {
+  require_scalar(start, "start");
+  require_scalar(end, "end");
+  require_tensor(out, "out");
+  require_range_dtype("linspace", out->dtype);
+  if (steps < 0) fail(ACLNN_ERR_PARAM_INVALID, "steps must be non-negative, got " + std::to_string(steps));
+  require_shape(out, {steps}, "out");
+  return [o = out->view(), s = start->value(), e = end->value()] { kernels::linspace(o, s, e); };
 }
-NPU_EMU_DEFINE_LAUNCH(aclnnLinspace)
 
-aclnnStatus aclnnEyeGetWorkspaceSize(int64_t n, int64_t m, aclTensor* out, uint64_t* workspaceSize,
-                                     aclOpExecutor** executor) {
-  return prepare_op("aclnnEye", workspaceSize, executor, [&] {
-    npu::emu::require_tensor(out, "out");
-    if (n < 0 || m < 0) {
-      fail(ACLNN_ERR_PARAM_INVALID, "n and m must be non-negative, got " + std::to_string(n) + ", " +
-                                        std::to_string(m));
-    }
-    npu::emu::require_shape(out, {n, m}, "out");
-    return std::function<void()>([o = out->view()] { npu::kernels::eye(o); });
-  });
+std::function<void()> eye_task(int64_t n, int64_t m, aclTensor* out) {
+  require_tensor(out, "out");
+  if (n < 0 || m < 0) {
+    fail(ACLNN_ERR_PARAM_INVALID, "n and m must be non-negative, got " + std::to_string(n) + ", " +
+                                      std::to_string(m));
+  }
+  require_shape(out, {n, m}, "out");
+  return [o = out->view()] { kernels::eye(o); };
 }
-NPU_EMU_DEFINE_LAUNCH(aclnnEye)
 
-}  // extern "C"
+}  // namespace npu::emu

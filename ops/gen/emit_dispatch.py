@@ -272,22 +272,29 @@ def registrations(aten: Aten, fam: Family) -> str:
         code, line = w.emit()
         (decls if code.startswith("namespace npu::ops") else defs).append(code)
         lines.append(line)
+    blocks: dict[str, list[str]] = {"PrivateUse1": lines}
     for reg in fam.registrations:
         f = aten.function(reg.schema, f"{fam.name}.yaml registrations {reg.schema}")
         ret, args = aten.signature(f)
-        if not reg.impl.startswith(("at::", "npu::")):
+        if reg.impl.startswith("at::native::"):
+            # PyTorch's own kernel, declared in the schema's native header.
+            metas.add(f"#include <ATen/ops/{f.root_name}_native.h>\n")
+            impl = reg.impl
+        elif not reg.impl.startswith(("at::", "npu::")):
             decls.append(f"namespace npu::ops {{\n{ret} {reg.impl}({', '.join(f'{t} {n}' for t, n in args)});\n"
                          "}  // namespace npu::ops\n")
             impl = f"npu::ops::{reg.impl}"
         else:
             impl = reg.impl
-        lines.append(f'  m.impl("{reg.schema}", TORCH_FN({impl}));  // {reg.why}\n')
+        for key in reg.keys:
+            blocks.setdefault(key, []).append(f'  m.impl("{reg.schema}", TORCH_FN({impl}));  // {reg.why}\n')
+    libraries = "\n".join(f"TORCH_LIBRARY_IMPL(aten, {key}, m) {{\n{''.join(body)}}}\n"
+                          for key, body in blocks.items() if body or key == "PrivateUse1")
     return "".join([BANNER.format(family=fam.name),
                     '#include "dispatch/table/generated_support.h"\n\n',
                     "#include <ATen/MemoryOverlap.h>\n#include <ATen/core/op_registration/adaption.h>\n",
                     *sorted(metas), "\n",
-                    *decls, "\nnamespace {\n\n", "\n".join(defs), "\n}  // namespace\n\n",
-                    "TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {\n", *lines, "}\n"])
+                    *decls, "\nnamespace {\n\n", "\n".join(defs), "\n}  // namespace\n\n", libraries])
 
 
 def native_list(families: list[Family]) -> dict[str, str]:

@@ -119,7 +119,13 @@ REGISTRATION_KEYS = {
     "schema": "the aten schema name (as_strided, copy_)",
     "impl": "the dispatch function (a qualified C++ name)",
     "why": "what it is and why it launches no aclnn op of its own",
+    "keys": "the dispatch keys it is registered for (default [PrivateUse1]), e.g. [PrivateUse1, AutogradPrivateUse1]",
 }
+REQUIRED_REGISTRATION_KEYS = ("schema", "impl", "why")
+# Dispatch keys a registration may name: the backend's own and its autograd key
+# (an op whose composition autograd must differentiate, e.g. a fused cell
+# PyTorch implements only for CUDA).
+DISPATCH_KEYS = ("PrivateUse1", "AutogradPrivateUse1")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,6 +184,7 @@ class Registration:
     schema: str
     impl: str
     why: str
+    keys: list[str] = dataclasses.field(default_factory=lambda: ["PrivateUse1"])
 
 
 @dataclasses.dataclass
@@ -292,10 +299,17 @@ def load_family(path: pathlib.Path) -> Family:
     for i, row in enumerate(data.get("registrations") or []):
         w = f"{where}: registrations[{i}]"
         _check_keys(row, REGISTRATION_KEYS, w)
-        for key in REGISTRATION_KEYS:
+        for key in REQUIRED_REGISTRATION_KEYS:
             if key not in row:
                 raise TableError(f"{w}: missing '{key}' ({REGISTRATION_KEYS[key]})")
-        regs.append(Registration(path.stem, row["schema"], row["impl"], row["why"]))
+        keys = list(row.get("keys") or ["PrivateUse1"])
+        for k in keys:
+            if k not in DISPATCH_KEYS:
+                raise TableError(f"{w} ({row['schema']}): unknown dispatch key '{k}'; allowed: "
+                                 + ", ".join(DISPATCH_KEYS))
+        if len(set(keys)) != len(keys):
+            raise TableError(f"{w} ({row['schema']}): dispatch keys repeat: {keys}")
+        regs.append(Registration(path.stem, row["schema"], row["impl"], row["why"], keys))
     functions = []
     for i, row in enumerate(data.get("functions") or []):
         w = f"{where}: functions[{i}]"

@@ -192,12 +192,60 @@ TEST_CASE("private formats at an entry: what is not a whole tensor is refused na
   CHECK_THAT(recent_error(), Catch::Contains("aclnnAdd: out in FRACTAL_NZ (29)") &&
                                  Catch::Contains("must have storage dims [2, 3, 16, 16]"));
 
-  // An entry that reads only base formats (no FormatScope yet) refuses instead of misreading.
+  // The copy family's entries are the table's too: a part of a private
+  // tensor is refused by aclnnInplaceCopy as well, naming its parameter.
   uint64_t workspace = 0;
   aclOpExecutor* executor = nullptr;
-  CHECK(aclnnInplaceCopyGetWorkspaceSize(nd.t, nz.handle.t, &workspace, &executor) == ACLNN_ERR_PARAM_INVALID);
+  CHECK(aclnnInplaceCopyGetWorkspaceSize(nd_rows.t, offset.t, &workspace, &executor) == ACLNN_ERR_PARAM_INVALID);
   CHECK(executor == nullptr);
-  CHECK_THAT(recent_error(), Catch::Contains("FRACTAL_NZ (29)"));
+  CHECK_THAT(recent_error(), Catch::Contains("aclnnInplaceCopy: src in FRACTAL_NZ (29) must describe a whole tensor"));
+}
+
+TEST_CASE("private formats at an entry: aclnnInplaceCopy and the fills read and write whole NZ tensors",
+          "[formats][format_scope]") {
+  REQUIRE(aclrtSetDevice(0) == ACL_SUCCESS);
+  const Dims dims{33, 20};
+  const std::vector<float> a = values(dims, 0.5f);
+  const PrivateTensor nz(dims, Format::FRACTAL_NZ, a);
+  const std::vector<unsigned char> nz_before = nz.mem.download();
+  DeviceBuffer nd_mem(a.size() * 4);
+  nd_mem.fill(0xAB);
+  const TensorHandle nd(dims, npu::kernels::contiguous_strides(dims), 0, ACL_FORMAT_ND, dims, nd_mem.ptr);
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  // Launches what the ...GetWorkspaceSize call (already made) prepared.
+  auto run = [&](aclnnStatus prepared, auto launch) {
+    REQUIRE(prepared == ACLNN_SUCCESS);
+    REQUIRE(launch(nullptr, workspace, executor, nullptr) == ACLNN_SUCCESS);
+    REQUIRE(aclrtSynchronizeStream(nullptr) == ACL_SUCCESS);
+  };
+
+  // NZ -> ND: the logical values, the NZ source untouched.
+  run(aclnnInplaceCopyGetWorkspaceSize(nd.t, nz.handle.t, &workspace, &executor), aclnnInplaceCopy);
+  std::vector<unsigned char> expected(a.size() * 4);
+  std::memcpy(expected.data(), a.data(), expected.size());
+  CHECK(nd_mem.download() == expected);
+  CHECK(nz.mem.download() == nz_before);
+
+  // ND -> NZ (storage garbage first): laid out in NZ, padding zero.
+  const std::vector<float> b = values(dims, -0.25f);
+  nd_mem.upload(b.data());
+  PrivateTensor target(dims, Format::FRACTAL_NZ, std::vector<float>(a.size()));
+  target.mem.fill(0xAB);
+  run(aclnnInplaceCopyGetWorkspaceSize(target.handle.t, nd.t, &workspace, &executor), aclnnInplaceCopy);
+  CHECK(target.mem.download() == laid_out(target.desc, b));
+
+  // Zero and fill of a whole NZ tensor: every logical element, padding zero.
+  target.mem.fill(0xAB);
+  run(aclnnInplaceZeroGetWorkspaceSize(target.handle.t, &workspace, &executor), aclnnInplaceZero);
+  CHECK(target.mem.download() == laid_out(target.desc, std::vector<float>(a.size(), 0.0f)));
+  const float three = 3.0f;
+  aclScalar* value = aclCreateScalar(const_cast<float*>(&three), ACL_FLOAT);
+  target.mem.fill(0xAB);
+  run(aclnnInplaceFillScalarGetWorkspaceSize(target.handle.t, value, &workspace, &executor),
+      aclnnInplaceFillScalar);
+  aclDestroyScalar(value);
+  CHECK(target.mem.download() == laid_out(target.desc, std::vector<float>(a.size(), 3.0f)));
 }
 
 TEST_CASE("aclTensor::view() refuses a private format and reads a base format", "[formats][format_scope]") {

@@ -107,6 +107,51 @@ def test_error_mode_names_schema_op_dtype_and_supported_dtypes(fallback_mode):
     assert npu_emu._C._fallback_counts() == {} and npu_emu._C._native_counts() == {}
 
 
+# ---- hand-written impls (factories, fills) decide from the table too ---------------
+
+
+def test_range_factory_dtype_the_entry_lacks_runs_on_cpu_and_is_not_counted_native():
+    for dtype in (torch.complex64, torch.complex128):
+        result = torch.linspace(-1 + 2j, 3 - 1j, 7, dtype=dtype, device="npu")
+        assert result.device.type == "npu"
+        torch.testing.assert_close(result.cpu(), torch.linspace(-1 + 2j, 3 - 1j, 7, dtype=dtype), rtol=0, atol=0)
+    assert "aclnnLinspace" not in npu_emu._C._native_counts()
+    assert npu_emu._C._fallback_counts().get("aten::linspace.out") == 2
+    torch.testing.assert_close(torch.linspace(0, 1, 5, device="npu").cpu(), torch.linspace(0, 1, 5), rtol=0, atol=0)
+    assert npu_emu._C._native_counts().get("aclnnLinspace") == 1
+
+
+@pytest.mark.parametrize("schema, aclnn, call", [
+    ("linspace.out", "aclnnLinspace", lambda: torch.linspace(0, 1, 5, dtype=torch.complex64, device="npu")),
+    ("arange.start_out", "aclnnArange", lambda: torch.arange(5, dtype=torch.complex64, device="npu")),
+    ("arange.start_out", "aclnnArange", lambda: torch.arange(5, dtype=torch.bool, device="npu")),
+])
+def test_error_mode_names_the_factory_schema_op_and_dtype(fallback_mode, schema, aclnn, call):
+    fallback_mode("error")
+    with pytest.raises(NotImplementedError) as info:
+        call()
+    assert str(info.value).startswith(f"{schema} cannot run natively on npu: {aclnn} does not support dtype ")
+    assert npu_emu._C._fallback_counts() == {} and npu_emu._C._native_counts() == {}
+
+
+def test_fill_with_a_device_value_reads_it_on_the_device():
+    """fill_(value) with a 0-dim npu value is one aclnnInplaceFillTensor (the
+    value is not read back to the host first), also when the value is an
+    element of self, as on CPU."""
+    x = torch.arange(12.0).reshape(3, 4)
+    dev = x.npu()
+    value = torch.tensor(-2.5).npu()
+    npu_emu._C._reset_op_counters()
+    dev.fill_(value)
+    assert npu_emu._C._native_counts() == {"aclnnInplaceFillTensor": 1}
+    assert torch.equal(dev.cpu(), torch.full((3, 4), -2.5))
+    dev = x.npu().to(torch.int32)
+    dev[1:].fill_(dev[0, 3])
+    expected = x.to(torch.int32)
+    expected[1:].fill_(expected[0, 3])
+    assert torch.equal(dev.cpu(), expected)
+
+
 # ---- NPU=acl: an op the ACL library lacks --------------------------------------
 
 _MISSING_OPS_SCRIPT = r"""

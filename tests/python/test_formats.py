@@ -562,3 +562,25 @@ def test_copy_of_dense_values_into_a_whole_private_tensor_is_one_format_cast():
     assert npu_emu.storage_desc(x) == desc
     assert torch.equal(x.cpu(), src_cpu.clamp(-1, 1))
     assert torch.equal(npu_emu.storage_data(x), nz_reference(src_cpu.clamp(-1, 1)))
+
+
+FILLS_ON_PRIVATE = {
+    "zero_": (lambda t: t.zero_(), "aclnnInplaceZero"),
+    "fill_ scalar": (lambda t: t.fill_(-1.25), "aclnnInplaceFillScalar"),
+    "fill_ device value": (lambda t: t.fill_(torch.tensor(2.5).npu() if t.is_npu else torch.tensor(2.5)),
+                           "aclnnInplaceFillTensor"),
+}
+
+
+@pytest.mark.parametrize("op, aclnn", FILLS_ON_PRIVATE.values(), ids=FILLS_ON_PRIVATE.keys())
+@pytest.mark.parametrize("shape,fmt", [((33, 20), 29), ((2, 19, 5, 3), 3)], ids=["NZ", "NC1HWC0"])
+def test_fill_of_a_whole_private_tensor_is_one_launch_in_its_format(op, aclnn, shape, fmt):
+    """The fill entries take a whole private tensor as it is: no format cast
+    around them, the format kept, padding zero."""
+    cpu, x, desc, _ = private_input(shape, fmt)
+    assert launches_during(lambda: op(x)) == {aclnn: 1}
+    op(cpu)
+    assert torch_npu.get_npu_format(x) == fmt and npu_emu.storage_desc(x) == desc
+    assert torch.equal(x.cpu(), cpu)
+    reference = nz_reference(cpu) if fmt == 29 else nc1hwc0_reference(cpu)
+    assert torch.equal(npu_emu.storage_data(x), reference)

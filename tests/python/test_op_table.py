@@ -216,3 +216,52 @@ def test_structured_wrapper_takes_symints_as_ints_and_checks_devices(tmp_path):
         assert f'check_and_update_common_device(common_device, {arg}, "wrapper_topk_values", "{arg}");' in code
     # The fallback gets the arguments as the dispatcher passed them.
     assert 'fallback_call<::std::tuple<at::Tensor &,at::Tensor &>>("topk.values", self, k, dim' in code
+
+REGISTRATIONS = """registrations:
+  - schema: view
+    impl: at::native::view
+    why: a view
+  - schema: _thnn_fused_gru_cell
+    impl: fused_gru
+    keys: [PrivateUse1, AutogradPrivateUse1]
+    why: composed of other ops
+"""
+
+
+def test_registrations_name_their_dispatch_keys_and_native_headers(tmp_path):
+    """A registration is made for each of its `keys` (default PrivateUse1);
+    an at::native impl is registered as it is, with its native header; any
+    other impl is declared in npu::ops with the dispatcher's signature."""
+    from ops.gen import emit_dispatch
+
+    path = tmp_path / "regs.yaml"
+    path.write_text("doc: registrations only\n" + REGISTRATIONS)
+    code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(path))
+    private, autograd = code.split("TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {")[1].split(
+        "TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) {")
+    assert 'm.impl("view", TORCH_FN(at::native::view));' in private
+    assert 'm.impl("_thnn_fused_gru_cell", TORCH_FN(npu::ops::fused_gru));' in private
+    assert 'm.impl("_thnn_fused_gru_cell", TORCH_FN(npu::ops::fused_gru));' in autograd
+    assert "view" not in autograd
+    assert "#include <ATen/ops/view_native.h>" in code
+    assert ("::std::tuple<at::Tensor,at::Tensor> fused_gru(const at::Tensor & input_gates, const at::Tensor & "
+            "hidden_gates, const at::Tensor & hx") in code
+
+
+def test_registration_with_an_unknown_dispatch_key_is_a_clear_error(tmp_path):
+    path = tmp_path / "regs.yaml"
+    path.write_text("doc: x\n" + REGISTRATIONS.replace("AutogradPrivateUse1", "AutogradCUDA"))
+    with pytest.raises(TableError) as info:
+        load_family(path)
+    assert "unknown dispatch key 'AutogradCUDA'" in str(info.value) and "_thnn_fused_gru_cell" in str(info.value)
+    assert "AutogradPrivateUse1" in str(info.value) and "regs.yaml" in str(info.value)
+
+
+def test_every_registration_is_registered_for_its_keys():
+    """The table's `registrations:` are what the build serves, for each key."""
+    families = load_table(sorted((REPO / "ops" / "table").glob("*.yaml")))
+    regs = [r for f in families for r in f.registrations]
+    assert regs
+    for reg in regs:
+        for key in reg.keys:
+            assert torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{reg.schema}", key), (reg.schema, key)
