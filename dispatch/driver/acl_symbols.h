@@ -144,18 +144,6 @@
   X(aclnnLogSumExp)                      \
   X(aclnnCumsum)                         \
   X(aclnnCumprod)                        \
-  X(aclnnIndexSelect)                    \
-  X(aclnnGather)                         \
-  X(aclnnScatter)                        \
-  X(aclnnScatterValue)                   \
-  X(aclnnScatterAdd)                     \
-  X(aclnnScatterReduce)                  \
-  X(aclnnIndex)                          \
-  X(aclnnIndexPutImpl)                   \
-  X(aclnnInplaceMaskedFillScalar)        \
-  X(aclnnMaskedSelect)                   \
-  X(aclnnNonzero)                        \
-  X(aclnnTake)                           \
   X(aclnnCat)                            \
   X(aclnnStack)                          \
   X(aclnnFlip)                           \

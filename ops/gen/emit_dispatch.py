@@ -245,7 +245,9 @@ def registrations(aten: Aten, fam: Family) -> str:
             impl = reg.impl
         lines.append(f'  m.impl("{reg.schema}", TORCH_FN({impl}));  // {reg.why}\n')
     return "".join([BANNER.format(family=fam.name),
-                    '#include "dispatch/table/generated_support.h"\n\n', *sorted(metas), "\n",
+                    '#include "dispatch/table/generated_support.h"\n',
+                    f'#include "{fam.dispatch_include}"\n' if fam.dispatch_include else "", "\n",
+                    *sorted(metas), "\n",
                     *decls, "\nnamespace {\n\n", "\n".join(defs), "\n}  // namespace\n\n",
                     "TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {\n", *lines, "}\n"])
 

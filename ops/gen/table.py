@@ -5,6 +5,9 @@ include/acl/aclnn_<family>.h). Its top level is a mapping:
 
     doc:      the header's opening comment (what the family computes)
     emulator: the emulator header declaring the family's task makers
+    dispatch_include: a dispatch header declaring the C++ helpers the rows'
+              map/check/when expressions call (included by the generated
+              registrations), when the shared ones do not serve
     ops:      the rows, one per aclnn op (see ROW_KEYS)
     registrations: aten schemas served by hand-written dispatch functions
               that launch no aclnn op of their own (views, copy_, empty)
@@ -38,10 +41,12 @@ PARAM_TYPES = {
     "const aclBoolArray*": "bool_array",
     "aclDataType": "value",
     "bool": "value",
+    "const bool": "value",
     "int": "value",
     "int8_t": "value",
     "int32_t": "value",
     "int64_t": "value",
+    "const int64_t": "value",
     "uint64_t": "value",
     "float": "value",
     "double": "value",
@@ -169,6 +174,7 @@ class Family:
     emulator: str | None
     ops: list[Op]
     registrations: list[Registration]
+    dispatch_include: str | None = None
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -256,7 +262,7 @@ def load_family(path: pathlib.Path) -> Family:
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise TableError(f"{where}: the top level must be a mapping with doc/emulator/ops/registrations")
-    _check_keys(data, {"doc": 1, "emulator": 1, "ops": 1, "registrations": 1}, where)
+    _check_keys(data, {"doc": 1, "emulator": 1, "ops": 1, "registrations": 1, "dispatch_include": 1}, where)
     ops = [_op(path.stem, row, f"{where}: ops[{i}]") for i, row in enumerate(data.get("ops") or [])]
     regs = []
     for i, row in enumerate(data.get("registrations") or []):
@@ -268,7 +274,11 @@ def load_family(path: pathlib.Path) -> Family:
         regs.append(Registration(path.stem, row["schema"], row["impl"], row["why"]))
     if ops and not data.get("emulator"):
         raise TableError(f"{where}: 'emulator' (the header declaring the task makers) is required with ops")
-    return Family(path.stem, str(data.get("doc", "")), data.get("emulator"), ops, regs)
+    include = data.get("dispatch_include")
+    if include is not None and not (isinstance(include, str) and include.startswith("dispatch/")
+                                    and include.endswith(".h")):
+        raise TableError(f"{where}: dispatch_include must name a header under dispatch/, got {include!r}")
+    return Family(path.stem, str(data.get("doc", "")), data.get("emulator"), ops, regs, include)
 
 
 def load_table(paths: list[pathlib.Path]) -> list[Family]:
