@@ -252,9 +252,16 @@ def _op(family: str, row: dict, where: str) -> Op:
         for f in fmts:
             if f not in FORMATS:
                 raise TableError(f"{where}: unknown format '{f}'; allowed: {', '.join(sorted(FORMATS))}")
+    uses = [_aten_use(a, where) for a in row.get("aten") or []]
+    names = [p.name for p in params]
+    for use in uses:
+        for key in use.map:
+            if key not in names:
+                raise TableError(f"{where} {use.schema}: map names '{key}', which is not a parameter "
+                                 f"({', '.join(names)}); in a {{flow: mapping}} quote an expression "
+                                 "holding ', '")
     return Op(family, name, params, str(row["doc"]), str(row["entry"]),
-              expand_dtypes(list(row["dtypes"]), where), formats,
-              [_aten_use(a, where) for a in row.get("aten") or []])
+              expand_dtypes(list(row["dtypes"]), where), formats, uses)
 
 
 def load_family(path: pathlib.Path) -> Family:
