@@ -11,6 +11,7 @@
 #include "emulator/acl_error.h"
 #include "emulator/op_args.h"
 #include "emulator/op_launch.h"
+#include "kernels/copy/copy.h"
 #include "kernels/index/advanced_index.h"
 #include "kernels/index/index_ops.h"
 
@@ -21,19 +22,26 @@ namespace {
 namespace kn = npu::kernels;
 using kn::TensorView;
 
-// An empty index reads no value, so its dtype does not matter (PyTorch takes
-// any dtype then): it is described as int64 for the kernels' checks.
-TensorView empty_index_as_int64(TensorView index) {
-  if (index.numel() == 0) index.dtype = model::DType::Int64;
-  return index;
+// An empty index reads no value: PyTorch then takes an index of any dtype
+// and rank, and gather/scatter reduce to "out is empty" / "out = self".
+void check_like_self(const TensorView& out, const TensorView& self, const char* op) {
+  if (out.dtype != self.dtype) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(op) + ": expected out dtype " + model::dtype_name(self.dtype) +
+                                      ", got " + model::dtype_name(out.dtype));
+  }
 }
 
 // A scatter's source: a tensor, or a scalar (copied into the task).
 std::function<void()> scatter_any(const aclTensor* self, int64_t dim, const aclTensor* index, const aclTensor* src,
                                   const aclScalar* value, kn::ScatterReduce reduce, bool include_self,
                                   aclTensor* out) {
-  auto v = require_views<3>({{{self, "self"}, {index, "index"}, {out, "out"}}});
-  v[1] = empty_index_as_int64(v[1]);
+  const auto v = require_views<3>({{{self, "self"}, {index, "index"}, {out, "out"}}});
+  if (v[1].numel() == 0) {
+    check_like_self(v[2], v[0], "scatter()");
+    require_shape(out, v[0].sizes, "out");
+    if (v[2].data == v[0].data && v[2].strides == v[0].strides) return task([] {});
+    return task([v] { kn::copy(v[2], v[0]); });
+  }
   std::optional<aclScalar> scalar;
   TensorView source;
   if (src == nullptr) {
@@ -82,8 +90,12 @@ std::function<void()> index_select_task(const aclTensor* self, int64_t dim, cons
 }
 
 std::function<void()> gather_task(const aclTensor* self, int64_t dim, const aclTensor* index, aclTensor* out) {
-  auto v = require_views<3>({{{self, "self"}, {index, "index"}, {out, "out"}}});
-  v[1] = empty_index_as_int64(v[1]);
+  const auto v = require_views<3>({{{self, "self"}, {index, "index"}, {out, "out"}}});
+  if (v[1].numel() == 0) {
+    check_like_self(v[2], v[0], "gather()");
+    require_shape(out, v[1].sizes, "out");
+    return task([] {});
+  }
   kn::check_gather(v[2], v[0], dim, v[1]);
   return task([v, dim] { kn::gather(v[2], v[0], dim, v[1]); });
 }
