@@ -121,18 +121,6 @@
   X(aclnnLogSumExp)                      \
   X(aclnnCumsum)                         \
   X(aclnnCumprod)                        \
-  X(aclnnIndexSelect)                    \
-  X(aclnnGather)                         \
-  X(aclnnScatter)                        \
-  X(aclnnScatterValue)                   \
-  X(aclnnScatterAdd)                     \
-  X(aclnnScatterReduce)                  \
-  X(aclnnIndex)                          \
-  X(aclnnIndexPutImpl)                   \
-  X(aclnnInplaceMaskedFillScalar)        \
-  X(aclnnMaskedSelect)                   \
-  X(aclnnNonzero)                        \
-  X(aclnnTake)
 
 #define NPU_ACLNN_OPS(X)     \
   NPU_ACLNN_TABLE_OPS(X)       \

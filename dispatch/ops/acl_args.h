@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include <ATen/Tensor.h>
 
@@ -108,6 +109,11 @@ struct AclArg<at::IntArrayRef> : AclIntArray {
 template <>
 struct AclArg<at::ITensorListRef> : AclTensorList {
   using AclTensorList::AclTensorList;
+};
+// A list made for the call (e.g. index tensors moved to the device).
+template <>
+struct AclArg<std::vector<at::Tensor>> : AclTensorList {
+  explicit AclArg(const std::vector<at::Tensor>& tensors) : AclTensorList(at::ITensorListRef(tensors)) {}
 };
 
 }  // namespace npu::ops

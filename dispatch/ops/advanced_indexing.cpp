@@ -1,14 +1,17 @@
-// Data-dependent indexing on npu: nonzero and masked_select (result sizes
-// known only after the kernel ran: the runtime narrows the out aclTensor,
-// read back after a synchronize), and advanced indexing x[indices] /
-// x[indices] = v, whose boolean masks become nonzero() index columns first.
+// Data-dependent indexing on npu, served by hand (ops/table/index.yaml names
+// them under `impl:`): nonzero and masked_select (result sizes known only
+// after the kernel ran: the runtime narrows the out aclTensor, read back
+// after a synchronize), and x[indices] = v (_index_put_impl_, which has no
+// meta function), whose boolean masks become nonzero() index columns first.
+// x[indices] (index.Tensor) is structured: its registration is generated.
 #include <sstream>
 
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
-#include <torch/library.h>
 
+#include "dispatch/aclnn_capabilities.h"
+#include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/factory.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/ops/reduce_op.h"
@@ -33,8 +36,13 @@ void run_compacting(at::Tensor& out, Launch launch) {
   out.resize_(shape);
 }
 
-at::Tensor nonzero_npu(const at::Tensor& self) {
+}  // namespace
+
+at::Tensor nonzero(const at::Tensor& self) {
   check_npu("nonzero", "self", self);
+  if (!run_native(table::caps::aclnnNonzero, "nonzero", {self.scalar_type()})) {
+    return fallback_call<at::Tensor>("nonzero", self);
+  }
   at::Tensor out = empty_npu({self.numel(), self.dim()}, at::kLong, self.device());
   if (self.numel() == 0) return out;
   run_compacting(out, [&](auto after) { NPU_RUN_THEN(aclnnNonzero, after, self, out); });
@@ -42,19 +50,25 @@ at::Tensor nonzero_npu(const at::Tensor& self) {
 }
 
 at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
-  const at::Tensor r = nonzero_npu(self);
   TORCH_CHECK(out.scalar_type() == at::kLong, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
               out.scalar_type());
+  if (!run_native(table::caps::aclnnNonzero, "nonzero.out", {self.scalar_type()})) {
+    return fallback_call<at::Tensor&>("nonzero.out", self, out);
+  }
+  const at::Tensor r = npu::ops::nonzero(self);
   at::native::resize_output(out, r.sizes());
   at::assert_no_internal_overlap(out);  // CPU refuses an out whose elements share memory
   write_out(out, r.sizes(), at::kLong, [&](const at::Tensor& o) { o.copy_(r); });
   return out;
 }
 
-at::Tensor masked_select_npu(const at::Tensor& self, const at::Tensor& mask) {
+at::Tensor masked_select(const at::Tensor& self, const at::Tensor& mask) {
   check_npu("masked_select", "self", self);
   check_npu("masked_select", "mask", mask);
   TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_select: expected BoolTensor for mask");
+  if (!run_native(table::caps::aclnnMaskedSelect, "masked_select", {self.scalar_type()})) {
+    return fallback_call<at::Tensor>("masked_select", self, mask);
+  }
   int64_t total = 1;
   for (const int64_t n : at::infer_size(self.sizes(), mask.sizes())) total *= n;
   at::Tensor out = empty_npu({total}, self.scalar_type(), self.device());
@@ -67,7 +81,10 @@ at::Tensor& masked_select_out(const at::Tensor& self, const at::Tensor& mask, at
   check_npu("masked_select", "out", out);
   // PyTorch refuses (rather than casts into) an out of another dtype.
   TORCH_CHECK(out.scalar_type() == self.scalar_type(), "masked_select(): self and result must have the same scalar type");
-  const at::Tensor r = masked_select_npu(self, mask);
+  if (!run_native(table::caps::aclnnMaskedSelect, "masked_select.out", {self.scalar_type()})) {
+    return fallback_call<at::Tensor&>("masked_select.out", self, mask, out);
+  }
+  const at::Tensor r = npu::ops::masked_select(self, mask);
   at::native::resize_output(out, r.sizes());
   at::assert_no_internal_overlap(out);
   write_out(out, r.sizes(), self.scalar_type(), [&](const at::Tensor& o) { o.copy_(r); });
@@ -75,6 +92,8 @@ at::Tensor& masked_select_out(const at::Tensor& self, const at::Tensor& mask, at
 }
 
 // ---- advanced indexing ------------------------------------------------------------------
+
+namespace {
 
 using IndexList = c10::List<std::optional<at::Tensor>>;
 
@@ -103,7 +122,7 @@ std::vector<at::Tensor> expand_indices(const at::Tensor& self, const IndexList& 
                         j, " does not match the shape of the indexed tensor ", self.sizes(), " at index ",
                         at_dim + j);
     }
-    const at::Tensor columns = nonzero_npu(type == at::kByte ? index.to(at::kBool) : index);
+    const at::Tensor columns = npu::ops::nonzero(type == at::kByte ? index.to(at::kBool) : index);
     for (int64_t j = 0; j < index.dim(); ++j) result.push_back(columns.select(1, j));
   }
   TORCH_CHECK_INDEX(static_cast<int64_t>(result.size()) <= self.dim(), "too many indices for tensor of dimension ",
@@ -173,35 +192,16 @@ std::vector<int64_t> index_shape(const at::Tensor& self, const std::vector<at::T
   return shape;
 }
 
-void index_launch(const at::Tensor& self, const std::vector<at::Tensor>& indices, const at::Tensor& out) {
-  NPU_RUN(aclnnIndex, self, at::ITensorListRef(indices), out);
-}
-
-at::Tensor index_npu(const at::Tensor& self, const IndexList& indices) {
-  check_npu("index", "self", self);
-  const std::vector<at::Tensor> expanded = expand_indices(self, indices);
-  if (!any_defined(expanded)) return self.clone();
-  return new_result(self, index_shape(self, expanded), self.scalar_type(),
-                    [&](const at::Tensor& o) { index_launch(self, expanded, o); });
-}
-
-at::Tensor& index_out(const at::Tensor& self, const IndexList& indices, at::Tensor& out) {
-  check_npu("index", "self", self);
-  const std::vector<at::Tensor> expanded = expand_indices(self, indices);
-  if (!any_defined(expanded)) {
-    write_out(out, self.sizes(), self.scalar_type(), [&](const at::Tensor& o) { o.copy_(self); });
-    return out;
-  }
-  write_out(out, index_shape(self, expanded), self.scalar_type(),
-            [&](const at::Tensor& o) { index_launch(self, expanded, o); });
-  return out;
-}
+}  // namespace
 
 at::Tensor& index_put_impl_(at::Tensor& self, const IndexList& indices, const at::Tensor& values, bool accumulate,
                             bool unsafe) {
   check_npu("index_put_", "self", self);
   TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes "
               "match, got ", self.scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
+  if (!run_native(table::caps::aclnnIndexPutImpl, "_index_put_impl_", {self.scalar_type()})) {
+    return fallback_call<at::Tensor&>("_index_put_impl_", self, indices, values, accumulate, unsafe);
+  }
   const at::Tensor v = values.device() == self.device() ? values : values.to(self.device());
   const std::vector<at::Tensor> expanded = expand_indices(self, indices);
   if (!any_defined(expanded)) {
@@ -218,18 +218,6 @@ at::Tensor& index_put_impl_(at::Tensor& self, const IndexList& indices, const at
   if (self.numel() == 0 || v.numel() == 0) return self;
   NPU_RUN(aclnnIndexPutImpl, self, at::ITensorListRef(expanded), v, accumulate, unsafe);
   return self;
-}
-
-}  // namespace
-
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("nonzero", TORCH_FN(nonzero_npu));
-  m.impl("nonzero.out", TORCH_FN(nonzero_out));
-  m.impl("masked_select", TORCH_FN(masked_select_npu));
-  m.impl("masked_select.out", TORCH_FN(masked_select_out));
-  m.impl("index.Tensor", TORCH_FN(index_npu));
-  m.impl("index.Tensor_out", TORCH_FN(index_out));
-  m.impl("_index_put_impl_", TORCH_FN(index_put_impl_));
 }
 
 }  // namespace npu::ops

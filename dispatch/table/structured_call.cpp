@@ -17,11 +17,12 @@ at::Tensor create_out(at::IntArrayRef sizes, at::IntArrayRef strides, const at::
 
 void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef strides,
                 const at::TensorOptions& options) {
-  // PyTorch's own words (its generated out= wrappers), so npu and CPU refuse alike.
+  // Worded as PyTorch words these refusals (tests compare the messages).
   TORCH_CHECK(options.dtype() == out.dtype(), "Expected out tensor to have dtype ", options.dtype(), ", but got ",
               out.dtype(), " instead");
-  TORCH_CHECK(options.device() == out.device(), "out= tensor is on ", out.device(), " but the op runs on ",
-              options.device());
+  TORCH_CHECK(options.device() == out.device(),
+              "Expected all tensors to be on the same device, but found at least two devices, ", options.device(),
+              " and ", out.device(), "! (out= tensor)");
   if (at::native::resize_output(out, sizes)) {
     // A resized out takes the layout the op prefers; an out that already fit
     // keeps its own strides (the meta function's strides are a hint).

@@ -291,7 +291,8 @@ def registrations(aten: Aten, fam: Family) -> str:
     libraries = "\n".join(f"TORCH_LIBRARY_IMPL(aten, {key}, m) {{\n{''.join(body)}}}\n"
                           for key, body in blocks.items() if body or key == "PrivateUse1")
     return "".join([BANNER.format(family=fam.name),
-                    '#include "dispatch/table/generated_support.h"\n\n',
+                    '#include "dispatch/table/generated_support.h"\n',
+                    f'#include "{fam.dispatch_include}"\n' if fam.dispatch_include else "", "\n",
                     "#include <ATen/MemoryOverlap.h>\n#include <ATen/core/op_registration/adaption.h>\n",
                     *sorted(metas), "\n",
                     *decls, "\nnamespace {\n\n", "\n".join(defs), "\n}  // namespace\n\n", libraries])

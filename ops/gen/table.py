@@ -5,6 +5,9 @@ include/acl/aclnn_<family>.h). Its top level is a mapping:
 
     doc:      the header's opening comment (what the family computes)
     emulator: the emulator header declaring the family's task makers
+    dispatch_include: a dispatch header declaring the C++ helpers the rows'
+              map/check/when expressions call (included by the generated
+              registrations), when the shared ones do not serve
     ops:      the rows, one per aclnn op (see ROW_KEYS)
     registrations: aten schemas served by hand-written dispatch functions
               that launch no aclnn op of their own (views, copy_, empty)
@@ -41,10 +44,12 @@ PARAM_TYPES = {
     "const aclBoolArray*": "bool_array",
     "aclDataType": "value",
     "bool": "value",
+    "const bool": "value",
     "int": "value",
     "int8_t": "value",
     "int32_t": "value",
     "int64_t": "value",
+    "const int64_t": "value",
     "uint64_t": "value",
     "float": "value",
     "double": "value",
@@ -206,6 +211,7 @@ class Family:
     ops: list[Op]
     registrations: list[Registration]
     functions: list[Function] = dataclasses.field(default_factory=list)
+    dispatch_include: str | None = None
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -283,9 +289,16 @@ def _op(family: str, row: dict, where: str) -> Op:
         for f in fmts:
             if f not in FORMATS:
                 raise TableError(f"{where}: unknown format '{f}'; allowed: {', '.join(sorted(FORMATS))}")
+    uses = [_aten_use(a, where) for a in row.get("aten") or []]
+    names = [p.name for p in params]
+    for use in uses:
+        for key in use.map:
+            if key not in names:
+                raise TableError(f"{where} {use.schema}: map names '{key}', which is not a parameter "
+                                 f"({', '.join(names)}); in a {{flow: mapping}} quote an expression "
+                                 "holding ', '")
     return Op(family, name, params, str(row["doc"]), str(row["entry"]),
-              expand_dtypes(list(row["dtypes"]), where), formats,
-              [_aten_use(a, where) for a in row.get("aten") or []])
+              expand_dtypes(list(row["dtypes"]), where), formats, uses)
 
 
 def load_family(path: pathlib.Path) -> Family:
@@ -293,7 +306,8 @@ def load_family(path: pathlib.Path) -> Family:
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise TableError(f"{where}: the top level must be a mapping with doc/emulator/ops/registrations")
-    _check_keys(data, {"doc": 1, "emulator": 1, "ops": 1, "registrations": 1, "functions": 1}, where)
+    _check_keys(data, {"doc": 1, "emulator": 1, "ops": 1, "registrations": 1, "functions": 1,
+                       "dispatch_include": 1}, where)
     ops = [_op(path.stem, row, f"{where}: ops[{i}]") for i, row in enumerate(data.get("ops") or [])]
     regs = []
     for i, row in enumerate(data.get("registrations") or []):
@@ -323,7 +337,11 @@ def load_family(path: pathlib.Path) -> Family:
                                                             FUNCTION_PARAM_TYPES), str(row["doc"])))
     if ops and not data.get("emulator"):
         raise TableError(f"{where}: 'emulator' (the header declaring the task makers) is required with ops")
-    return Family(path.stem, str(data.get("doc", "")), data.get("emulator"), ops, regs, functions)
+    include = data.get("dispatch_include")
+    if include is not None and not (isinstance(include, str) and include.startswith("dispatch/")
+                                    and include.endswith(".h")):
+        raise TableError(f"{where}: dispatch_include must name a header under dispatch/, got {include!r}")
+    return Family(path.stem, str(data.get("doc", "")), data.get("emulator"), ops, regs, functions, include)
 
 
 def load_table(paths: list[pathlib.Path]) -> list[Family]:

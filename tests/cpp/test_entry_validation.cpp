@@ -98,3 +98,30 @@ TEST_CASE("an index value out of range fails the task, reported at synchronize n
   // Reported once; the stream runs on.
   CHECK(aclrtSynchronizeDevice() == ACL_SUCCESS);
 }
+
+TEST_CASE("gather and scatter take an empty index of any dtype and rank, as PyTorch", "[validation][index]") {
+  acl_test::use_device0();
+  DeviceBuffer a(64), b(64), c(64), d(64);
+  const Tensor1D self(a.get(), 5, ACL_FLOAT), out(b.get(), 5, ACL_FLOAT);
+  // A [2, 0] float index on a 1-D self: no value is read, so neither its
+  // dtype nor its rank is checked (gather: empty out; scatter: out = self).
+  const int64_t dims[] = {2, 0}, strides[] = {0, 1};
+  aclTensor* index = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, dims, 2, c.get());
+  aclTensor* gathered = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, dims, 2, d.get());
+  REQUIRE(acl_test::launch_fill(self, 2.5, nullptr) == ACL_SUCCESS);
+  REQUIRE(acl_test::launch_fill(out, -1.0, nullptr) == ACL_SUCCESS);
+  uint64_t ws = 0;
+  aclOpExecutor* ex = nullptr;
+  REQUIRE(aclnnGatherGetWorkspaceSize(self.get(), 0, index, gathered, &ws, &ex) == ACL_SUCCESS);
+  REQUIRE(aclnnGather(nullptr, ws, ex, nullptr) == ACL_SUCCESS);
+  REQUIRE(aclnnScatterGetWorkspaceSize(self.get(), 0, index, self.get(), 0, out.get(), &ws, &ex) == ACL_SUCCESS);
+  REQUIRE(aclnnScatter(nullptr, ws, ex, nullptr) == ACL_SUCCESS);
+  CHECK(acl_test::read_floats(b.get(), 5, nullptr) == std::vector<float>(5, 2.5f));
+  // Still refused: an out of another dtype than self.
+  const Tensor1D out_long(b.get(), 5, ACL_INT64);
+  require_refused([&](uint64_t* w, aclOpExecutor** e) {
+    return aclnnScatterGetWorkspaceSize(self.get(), 0, index, self.get(), 0, out_long.get(), w, e);
+  }, "dtype");
+  aclDestroyTensor(gathered);
+  aclDestroyTensor(index);
+}

@@ -285,3 +285,71 @@ def test_fallback_call_returns_lists_nothing_and_scalars():
     assert npu_emu._C._fallback_counts() == {"aten::_foreach_add.List": 1, "aten::_foreach_mul_.List": 1,
                                              "aten::equal": 1, "aten::_local_scalar_dense": 1, "aten::cat": 1}
     assert npu_emu._C._test_fallback_call_returns(y.npu(), y.npu())[2] is True
+
+
+# ---- NPU=acl: hand-written and generated indexing kernels decide before launching ----------------
+
+# The reduced stand-in also lacks aclnnIndexSelect and aclnnMaskedSelect
+# (served by hand-written kernels, one with a data-dependent result) and
+# aclnnScatterAdd (generated from scatter_add's meta function); aclnnGather is
+# present.
+_MISSING_INDEX_OPS_SCRIPT = r"""
+import json, torch, npu_emu
+x = torch.tensor([[3., 1., 2., 1.], [0., 5., -1., 5.]])
+idx = torch.tensor([2, 0, 2])
+mask = x > 1
+index = torch.tensor([[0, 1, 1, 0], [1, 1, 0, 0]])
+src = torch.tensor([[1., 2., 3., 4.], [5., 6., 7., 8.]])
+same = lambda npu, cpu: bool(torch.equal(npu.cpu(), cpu))
+r = {}
+r["index_select"] = same(x.npu().index_select(1, idx.npu()), x.index_select(1, idx))
+out = torch.empty(0).npu()
+rows = torch.tensor([1, 0, 1])
+ret = torch.index_select(x.npu(), 0, rows.npu(), out=out)
+r["index_select_out"] = ret is out and same(out, torch.index_select(x, 0, rows))
+r["masked_select"] = same(torch.masked_select(x.npu(), mask.npu()), torch.masked_select(x, mask))
+base = x.clone().npu()
+view = base[:, 1:]
+ret = view.scatter_add_(0, index[:, 1:].npu(), src[:, 1:].npu())
+expected = x.clone(); expected[:, 1:].scatter_add_(0, index[:, 1:], src[:, 1:])
+r["scatter_add_"] = ret is view and same(base, expected)
+r["gather"] = same(torch.gather(x.npu(), 1, index.npu()), torch.gather(x, 1, index))
+r["native"] = npu_emu._C._native_counts()
+r["fallback"] = npu_emu._C._fallback_counts()
+print(json.dumps(r))
+"""
+
+_INDEX_ERROR_MODE_SCRIPT = r"""
+import json, torch, npu_emu
+x = torch.tensor([[3., 1.], [0., 5.]]).npu()
+r = {}
+for name, call in [("index_select", lambda: x.index_select(0, torch.tensor([1]).npu())),
+                   ("masked_select", lambda: torch.masked_select(x, x > 1)),
+                   ("scatter_add", lambda: torch.scatter_add(x, 0, torch.tensor([[1, 0]]).npu(), x))]:
+    try:
+        call()
+        r[name] = None
+    except NotImplementedError as e:
+        r[name] = str(e).splitlines()[0]
+r["fallback"] = npu_emu._C._fallback_counts()
+print(json.dumps(r))
+"""
+
+
+def test_indexing_ops_missing_from_acl_library_fall_back_before_launching():
+    r = run_on_reduced_standin(_MISSING_INDEX_OPS_SCRIPT, "allow")
+    assert r["index_select"] and r["index_select_out"] and r["masked_select"] and r["scatter_add_"] and r["gather"]
+    assert not {"aclnnIndexSelect", "aclnnMaskedSelect", "aclnnScatterAdd"} & set(r["native"])
+    assert r["native"].get("aclnnGather") == 1
+    assert r["fallback"] == {"aten::index_select": 1, "aten::index_select.out": 1, "aten::masked_select": 1,
+                             "aten::scatter_add_": 1}
+
+
+def test_indexing_op_missing_under_error_mode_names_the_symbol():
+    r = run_on_reduced_standin(_INDEX_ERROR_MODE_SCRIPT, "error")
+    for schema, symbol in [("index_select", "aclnnIndexSelect"), ("masked_select", "aclnnMaskedSelect"),
+                           ("scatter_add", "aclnnScatterAdd")]:
+        assert r[schema] is not None, f"{schema} did not raise"
+        assert r[schema].startswith(f"{schema} cannot run natively on npu: the ACL library has no symbol {symbol} "), \
+            r[schema]
+    assert r["fallback"] == {}

@@ -109,6 +109,35 @@ def test_dispatch_mapping_errors_name_the_parameter(tmp_path):
         emit_dispatch.registrations(aten, fam)
 
 
+def test_const_value_parameters_keep_cann_spelling(tmp_path):
+    """CANN declares some value parameters const (aclnnGather's dim,
+    aclnnIndexPutImpl's flags): the generated declaration keeps them so."""
+    fam = load_family(write_family(tmp_path, GOOD_ROW.replace(
+        "const aclScalar* other, aclTensor* out", "const int64_t dim, const bool flag, aclTensor* out")))
+    assert [p.kind for p in fam.ops[0].params] == ["tensor", "value", "value", "tensor"]
+    assert "aclnnFrobGetWorkspaceSize(const aclTensor* self, const int64_t dim, const bool flag, aclTensor* out," \
+        in emit_acl.acl_header(fam)
+
+
+def test_map_naming_no_parameter_is_a_clear_error(tmp_path):
+    # An unquoted flow mapping splits `f(a, b)` at the comma into two keys.
+    rows = GOOD_ROW.replace("aten: [add.Tensor]", "aten: [{add.Tensor: {map: {other: f(other, self)}}}]")
+    msg = error_of(tmp_path, rows)
+    assert "map names 'self)'" in msg and "aclnnFrob" in msg and "quote" in msg
+    quoted = rows.replace("f(other, self)", '"f(other, self)"')
+    assert load_family(write_family(tmp_path, quoted)).ops[0].aten[0].map == {"other": "f(other, self)"}
+
+
+def test_dispatch_include_reaches_the_generated_registrations(tmp_path):
+    from ops.gen import emit_dispatch
+
+    fam = load_family(write_family(tmp_path, GOOD_ROW, extra="dispatch_include: dispatch/ops/frob_args.h\n"))
+    code = emit_dispatch.registrations(emit_dispatch.Aten(), fam)
+    assert '#include "dispatch/ops/frob_args.h"' in code
+    with pytest.raises(TableError, match="dispatch_include must name a header under dispatch/"):
+        load_family(write_family(tmp_path, GOOD_ROW, extra="dispatch_include: frob_args.cpp\n"))
+
+
 def test_every_table_op_is_in_the_built_driver_and_registered():
     """What the table lists is what the build serves: every aten schema it
     names has an npu kernel, and the native list ships with the package."""
