@@ -30,7 +30,7 @@ at::ScalarType binary_result_dtype(const at::Tensor& self, const at::Tensor& oth
 
 at::Tensor& binary_out(const char* name, const at::Tensor& self, const at::Tensor& other, at::Tensor& out,
                        const BinaryLaunch& launch) {
-  pointwise_device(name, {self, other, out});
+  pointwise_device(name, {&self, &other, &out});
   const auto shape = at::infer_size(self.sizes(), other.sizes());
   const at::ScalarType result = binary_result_dtype(self, other, launch);
   prepare_out(name, out, shape, result, {self, other});
@@ -39,7 +39,7 @@ at::Tensor& binary_out(const char* name, const at::Tensor& self, const at::Tenso
 }
 
 at::Tensor binary(const char* name, const at::Tensor& self, const at::Tensor& other, const BinaryLaunch& launch) {
-  const at::Device device = pointwise_device(name, {self, other});
+  const at::Device device = pointwise_device(name, {&self, &other});
   const auto shape = at::infer_size(self.sizes(), other.sizes());
   at::Tensor out = new_pointwise_result(shape, binary_result_dtype(self, other, launch), device, self);
   compute(self, other, out, launch);
