@@ -128,6 +128,17 @@ def run(quick: bool) -> tuple[list[Row], float]:
         c = _time(cpu_small[name], "cpu", iters) * 1e6
         d = _time(npu_small[name], "npu", iters) * 1e6
         rows.append(Row("latency", name, c, d, "us/op", d / c, f"<= {LATENCY_TARGET}x"))
+    # Cores a loop of small ops keeps busy (CPU seconds per wall second):
+    # 1.0 is the host thread alone; a worker polling for every launch adds ~1.
+    for device, ops in (("cpu", cpu_small), ("npu", npu_small)):
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        for _ in range(iters * 5):
+            ops["add"]()
+        _sync(device)
+        busy = (time.process_time() - cpu0) / (time.perf_counter() - wall0)
+        if device == "cpu":
+            cpu_busy = busy
+    rows.append(Row("host_cpu", "add loop", cpu_busy, busy, "cores", busy / cpu_busy, "-"))
     with warnings.catch_warnings():
         # The cells' matmuls run through the CPU fallback today (no native
         # mm yet): its warning would repeat on every step.
