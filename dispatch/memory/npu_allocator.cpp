@@ -141,7 +141,7 @@ class NpuCachingAllocator final : public c10::DeviceAllocator {
   c10::DataPtr allocate(size_t nbytes) override {
     const c10::DeviceIndex device = current_device();
     if (nbytes == 0) return {nullptr, nullptr, &memory::free_ptr, memory::npu_device(device)};
-    const aclrtStream stream = acl_stream(current_stream(device));
+    const aclrtStream stream = current_acl_stream();  // the current device's current stream
     void* ptr = memory::allocate_block(nbytes, device, stream)->ptr;
     return {ptr, ptr, &memory::free_ptr, memory::npu_device(device)};
   }
