@@ -81,7 +81,9 @@ void Stream::submit(Task task) {
     }
     if (may_run_here(task)) {
       run_here(task, lock);
-      return;  // synchronous already, ASCEND_LAUNCH_BLOCKING or not
+      // Blocking mode reports a failed task at its launch, wherever it ran.
+      if (LaunchSettings::launch_blocking()) synchronize();
+      return;
     }
     queue_.push_back(std::move(task));
     queued_.store(queue_.size(), std::memory_order_release);

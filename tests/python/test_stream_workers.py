@@ -19,6 +19,8 @@ import time
 
 import torch
 
+from conftest import run_python
+
 DELAY = 2_000  # µs per kernel
 
 
@@ -99,3 +101,27 @@ def test_a_kernel_error_in_a_launch_run_on_the_launching_thread_is_reported_at_s
         raise AssertionError("an out-of-range index was not reported")
     # The stream keeps working after the error was consumed.
     assert torch.equal((x + 1).cpu(), torch.arange(8, dtype=torch.float32) + 1)
+
+
+def test_launch_blocking_reports_a_failing_kernel_at_its_launch():
+    # The kernels fail on the data (an index out of range), whichever thread
+    # runs them: with ASCEND_LAUNCH_BLOCKING=1 the launch itself raises;
+    # without it, the next synchronize does.
+    code = ("import torch, npu_emu\n"
+            "x = torch.arange(8, dtype=torch.float32).npu()\n"
+            "bad = torch.tensor([0, 99]).npu()\n"
+            "torch.npu.synchronize()\n"
+            "for op in (lambda: x.index_select(0, bad), lambda: torch.gather(x, 0, bad)):\n"
+            "    where = 'launch'\n"
+            "    try:\n"
+            "        op()\n"
+            "        where = 'synchronize'\n"
+            "        torch.npu.synchronize()\n"
+            "        where = 'nowhere'\n"
+            "    except RuntimeError:\n"
+            "        pass\n"
+            "    print(where)\n")
+    blocking = run_python(code, {"ASCEND_LAUNCH_BLOCKING": "1"})
+    assert blocking.stdout.split() == ["launch", "launch"], blocking.stderr
+    deferred = run_python(code)
+    assert deferred.stdout.split() == ["synchronize", "synchronize"], deferred.stderr
