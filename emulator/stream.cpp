@@ -1,5 +1,6 @@
 #include "emulator/stream.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -100,7 +101,7 @@ bool Stream::may_run_here(const Task& task) const {
   if (task.may_block || !queue_.empty() || completed_ != submitted_) return false;
   if (!task.is_kernel) return true;
   return LaunchSettings::kernel_delay_us() == 0 &&
-         last_kernel_ns_.load(std::memory_order_relaxed) <= kInlineKernelLimit.count();
+         recent_kernel_ns_.load(std::memory_order_relaxed) <= static_cast<uint64_t>(kInlineKernelLimit.count());
 }
 
 void Stream::run_here(Task& task, std::unique_lock<std::mutex>& lock) {
@@ -125,7 +126,10 @@ std::optional<Stream::Failure> Stream::run_timed(Task& task) {
   const auto start = std::chrono::steady_clock::now();
   std::optional<Failure> failed = run_task(task);
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
-  last_kernel_ns_.store(static_cast<uint64_t>(ns.count()), std::memory_order_relaxed);
+  // Kernels of one stream never run concurrently: no update is lost.
+  const auto now_ns = static_cast<uint64_t>(ns.count());
+  const uint64_t before = last_kernel_ns_.exchange(now_ns, std::memory_order_relaxed);
+  recent_kernel_ns_.store(std::min(before, now_ns), std::memory_order_relaxed);
   return failed;
 }
 

@@ -38,9 +38,9 @@ class Stream {
   // thread instead: a schedule a device could have produced (the task just
   // finished fast), without the hand-off to the worker that costs more than
   // a small kernel itself. Never with a kernel delay set (asynchrony stays
-  // observable), never for a task that may block, and not after a kernel on
-  // this stream ran longer than kInlineKernelLimit (a long kernel keeps the
-  // host free to run ahead).
+  // observable), never for a task that may block, and not after the last two
+  // kernels of this stream each ran longer than kInlineKernelLimit (long
+  // kernels keep the host free to run ahead).
   void submit(Task task);
   // Blocks until every task submitted so far has run; throws the first
   // pending task error as AclError and clears it.
@@ -64,8 +64,10 @@ class Stream {
   uint32_t priority() const { return priority_; }
 
  private:
-  // A kernel that ran longer than this sends the stream's next kernel to the
-  // worker: the host thread runs ahead again while long kernels execute.
+  // Two kernels in a row that ran longer than this send the stream's next
+  // kernel to the worker: the host thread runs ahead again while long kernels
+  // execute. Two, because one short kernel preempted on a loaded machine
+  // looks long once.
   static constexpr std::chrono::nanoseconds kInlineKernelLimit{20'000};
 
   struct Failure {
@@ -107,7 +109,9 @@ class Stream {
   // A task is running on a submitting thread: the worker must not start the
   // next one (stream order) until it is done.
   bool running_here_ = false;
-  // How long the last kernel of this stream ran, in ns.
+  // How long the last two kernels of this stream ran, in ns: the shorter of
+  // them (what may_run_here compares) and the last one.
+  std::atomic<uint64_t> recent_kernel_ns_{0};
   std::atomic<uint64_t> last_kernel_ns_{0};
   std::optional<Failure> failure_;
   std::thread worker_;  // started by the first submit, under mutex_

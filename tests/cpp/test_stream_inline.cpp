@@ -79,23 +79,24 @@ TEST_CASE("a task submitted while the stream is busy queues behind, in order", "
   CHECK(second_ran_on != std::this_thread::get_id());
 }
 
-TEST_CASE("after a long kernel the next one goes to the worker; short ones come back", "[streams][inline]") {
+TEST_CASE("after two long kernels the next one goes to the worker; short ones come back", "[streams][inline]") {
   Stream s(0, 0);
-  // A kernel that computes for 2 ms (long, as a big tensor's would be).
-  s.submit({"long", [] {
-              const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
-              while (std::chrono::steady_clock::now() < until) {
-              }
-            },
-            true});
+  // Kernels that compute for 2 ms (long, as a big tensor's would be).
+  const auto long_kernel = [] {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  };
+  std::thread::id after_two_long;
+  s.submit({"long", long_kernel, true});
   s.synchronize();
-  std::thread::id after_long;
-  submit_recording(s, after_long);
+  s.submit({"long", long_kernel, true});
   s.synchronize();
-  CHECK(after_long != std::this_thread::get_id());
-  // The worker timed that short one: the next short one runs here again.
-  // (Tried a few times: on a loaded machine the worker may be preempted
-  // inside a short task, which then counts as long once.)
+  submit_recording(s, after_two_long);
+  s.synchronize();
+  CHECK(after_two_long != std::this_thread::get_id());
+  // Short kernels bring the stream back to running them here. (Tried a few
+  // times: on a loaded machine a short one may be preempted and look long.)
   bool back_here = false;
   for (int attempt = 0; attempt < 100 && !back_here; ++attempt) {
     std::thread::id ran_on;
