@@ -64,7 +64,7 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
     auto ev = rt.event(event);
     const uint64_t generation = ev->latest_generation();
     if (generation == 0) return;  // never recorded: nothing to wait for
-    rt.stream(stream).submit({"aclrtStreamWaitEvent", [ev, generation] { ev->wait_for(generation); }, false});
+    rt.stream(stream).submit({"aclrtStreamWaitEvent", [ev, generation] { ev->wait_for(generation); }, false, true});
   });
 }
 

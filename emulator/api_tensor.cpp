@@ -19,50 +19,82 @@ T* release_handle(std::unique_ptr<T> p) {
   return p.release();
 }
 
-// aclCreateTensor/aclDestroyTensor run for every tensor argument of every
-// launch; reusing destroyed descriptions, whose dim vectors keep their
-// capacity, saves four heap allocations each. Per thread (no locking),
-// bounded; `tensor_cache_gone` lets destructions that run during thread exit,
-// after the cache itself was destroyed, fall back to plain delete.
-thread_local bool tensor_cache_gone = false;
+// aclCreateTensor/aclDestroyTensor (and aclCreateScalar/aclDestroyScalar)
+// run for every argument of every launch; reusing destroyed descriptions, a
+// tensor's dim vectors keeping their capacity, saves their heap allocations.
+// Per thread (no locking), bounded; `HandleCacheGone<T>` lets destructions
+// that run during thread exit, after the cache itself was destroyed, fall
+// back to plain delete.
+template <class T>
+struct HandleCacheGone {
+  static thread_local bool value;
+};
+template <class T>
+thread_local bool HandleCacheGone<T>::value = false;
 
-class TensorCache {
+// Every field back at its default; a tensor keeps its vectors' buffers.
+void clear(aclTensor& t) {
+  aclTensor fresh;
+  fresh.view_dims = std::move(t.view_dims);
+  fresh.strides = std::move(t.strides);
+  fresh.storage_dims = std::move(t.storage_dims);
+  fresh.view_dims.clear();
+  fresh.strides.clear();
+  fresh.storage_dims.clear();
+  t = std::move(fresh);
+}
+void clear(aclScalar& s) { s = aclScalar{}; }
+
+template <class T>
+class HandleCache {
  public:
-  ~TensorCache() {
+  HandleCache() = default;
+  HandleCache(const HandleCache&) = delete;
+  HandleCache& operator=(const HandleCache&) = delete;
+  ~HandleCache() {
     for (std::size_t i = 0; i < count_; ++i) delete items_[i];
     count_ = 0;
-    tensor_cache_gone = true;
+    HandleCacheGone<T>::value = true;
   }
-  // A cleared description (every field at its default), reused or new.
-  std::unique_ptr<aclTensor> take() {
-    if (count_ == 0) return std::make_unique<aclTensor>();
-    std::unique_ptr<aclTensor> t(items_[--count_]);
-    aclTensor fresh;  // keeps the vectors' buffers, resets everything else
-    fresh.view_dims = std::move(t->view_dims);
-    fresh.strides = std::move(t->strides);
-    fresh.storage_dims = std::move(t->storage_dims);
-    fresh.view_dims.clear();
-    fresh.strides.clear();
-    fresh.storage_dims.clear();
-    *t = std::move(fresh);
+  // A cleared object, reused or new.
+  std::unique_ptr<T> take() {
+    if (count_ == 0) return std::make_unique<T>();
+    std::unique_ptr<T> t(items_[--count_]);
+    clear(*t);
     return t;
   }
-  void give(const aclTensor* t) {
+  void give(const T* t) {
     if (count_ == items_.size()) {
       delete t;
       return;
     }
-    items_[count_++] = const_cast<aclTensor*>(t);
+    items_[count_++] = const_cast<T*>(t);
   }
 
  private:
-  std::array<aclTensor*, 32> items_{};
+  std::array<T*, 32> items_{};
   std::size_t count_ = 0;
 };
 
-TensorCache& tensor_cache() {
-  thread_local TensorCache cache;
+template <class T>
+HandleCache<T>& handle_cache() {
+  thread_local HandleCache<T> cache;
   return cache;
+}
+
+template <class T>
+std::unique_ptr<T> new_handle() {
+  return HandleCacheGone<T>::value ? std::make_unique<T>() : handle_cache<T>().take();
+}
+
+template <class T>
+void destroy_handle(const T* t) {
+  if (t == nullptr) return;
+  if (HandleCacheGone<T>::value) {
+    delete t;
+  } else {
+    handle_cache<T>().give(t);
+  }
 }
 
 npu::model::DType require_dtype(aclDataType dt) {
@@ -97,7 +129,7 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
     if (viewDimsNum > 0 && viewDims == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "viewDims is null");
     if (storageDimsNum > 0 && storageDims == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "storageDims is null");
     if (offset < 0) fail(ACLNN_ERR_PARAM_INVALID, "offset must be non-negative");
-    std::unique_ptr<aclTensor> t = tensor_cache_gone ? std::make_unique<aclTensor>() : tensor_cache().take();
+    std::unique_ptr<aclTensor> t = new_handle<aclTensor>();
     t->view_dims.assign(viewDims, viewDims + viewDimsNum);
     if (stride != nullptr) {
       t->strides.assign(stride, stride + viewDimsNum);
@@ -115,12 +147,7 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
-  if (tensor == nullptr) return ACLNN_SUCCESS;
-  if (tensor_cache_gone) {
-    delete tensor;
-  } else {
-    tensor_cache().give(tensor);
-  }
+  destroy_handle(tensor);
   return ACLNN_SUCCESS;
 }
 
@@ -136,7 +163,7 @@ aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
   aclScalar* out = nullptr;
   guarded("aclCreateScalar", [&] {
     if (value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
-    auto s = std::make_unique<aclScalar>();
+    std::unique_ptr<aclScalar> s = new_handle<aclScalar>();
     s->dtype = require_dtype(dataType);
     std::memcpy(s->bytes.data(), value, npu::model::itemsize(s->dtype));
     out = release_handle(std::move(s));
@@ -145,7 +172,7 @@ aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
 }
 
 aclnnStatus aclDestroyScalar(const aclScalar* scalar) {
-  std::unique_ptr<const aclScalar> owned(scalar);
+  destroy_handle(scalar);
   return ACLNN_SUCCESS;
 }
 

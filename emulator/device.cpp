@@ -161,9 +161,20 @@ Device& Runtime::current_device() {
 
 Stream& Runtime::stream(aclrtStream handle) {
   if (handle == nullptr) return current_device().default_stream();
+  // Every launch names its stream: a thread remembers the last one it found,
+  // until any stream is destroyed (a new stream may reuse a freed address).
+  struct Found {
+    aclrtStream handle = nullptr;
+    Stream* stream = nullptr;
+    uint64_t generation = 0;
+  };
+  thread_local Found last;
+  const uint64_t generation = streams_generation_.load(std::memory_order_acquire);
+  if (last.handle == handle && last.generation == generation) return *last.stream;
   std::lock_guard<std::mutex> lock(mutex_);
   const auto it = streams_.find(handle);
   if (it == streams_.end()) fail(ACL_ERROR_RT_PARAM_INVALID, "stream handle is not a live stream (destroyed?)");
+  last = Found{handle, it->second.get(), generation};
   return *it->second;
 }
 
@@ -183,6 +194,7 @@ void Runtime::destroy_stream(aclrtStream handle) {
     if (it == streams_.end()) fail(ACL_ERROR_RT_PARAM_INVALID, "stream handle is not a live stream (destroyed twice?)");
     doomed = std::move(it->second);
     streams_.erase(it);
+    streams_generation_.fetch_add(1, std::memory_order_acq_rel);
   }
   // Drain outside the registry lock. A device synchronize running on another
   // thread may still hold the stream; the last holder destroys it.

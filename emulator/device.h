@@ -2,6 +2,8 @@
 // events), owned by one registry per process.
 #pragma once
 
+#include <atomic>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -102,6 +104,9 @@ class Runtime {
   std::vector<std::unique_ptr<Device>> devices_;
   mutable std::mutex mutex_;
   std::map<aclrtStream, std::shared_ptr<Stream>> streams_;
+  // Bumped by every stream destruction: invalidates the threads' caches of
+  // the last stream they looked up (see stream()).
+  std::atomic<uint64_t> streams_generation_{1};
   std::map<aclrtEvent, std::shared_ptr<Event>> events_;
   std::map<const void*, std::size_t> host_allocations_;
 };

@@ -1,6 +1,7 @@
 #include "emulator/op_launch.h"
 
 #include <memory>
+#include <vector>
 
 #include "emulator/acl_error.h"
 #include "emulator/device.h"
@@ -8,9 +9,46 @@
 
 namespace npu::emu {
 
+namespace {
+
+// Every launch makes one executor and the launch frees it: a thread keeps a
+// few freed ones (bodies already moved out) for its next launches.
+// `executor_cache_gone` lets a release during thread exit, after the cache
+// was destroyed, fall back to delete.
+thread_local bool executor_cache_gone = false;
+
+class ExecutorCache {
+ public:
+  ExecutorCache() = default;
+  ExecutorCache(const ExecutorCache&) = delete;
+  ExecutorCache& operator=(const ExecutorCache&) = delete;
+  ~ExecutorCache() { executor_cache_gone = true; }
+  std::unique_ptr<aclOpExecutor> take() {
+    if (free_.empty()) return std::make_unique<aclOpExecutor>();
+    std::unique_ptr<aclOpExecutor> ex = std::move(free_.back());
+    free_.pop_back();
+    return ex;
+  }
+  void give(std::unique_ptr<aclOpExecutor> ex) {
+    if (free_.size() < kMaxCached) free_.push_back(std::move(ex));
+  }
+
+ private:
+  static constexpr std::size_t kMaxCached = 16;
+  std::vector<std::unique_ptr<aclOpExecutor>> free_;
+};
+
+ExecutorCache& executor_cache() {
+  thread_local ExecutorCache cache;
+  return cache;
+}
+
+}  // namespace
+
 void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor,
                    std::function<void()> body) {
-  auto ex = std::make_unique<aclOpExecutor>();
+  std::unique_ptr<aclOpExecutor> ex =
+      executor_cache_gone ? std::make_unique<aclOpExecutor>() : executor_cache().take();
   ex->op_name = op_name;
   ex->body = std::move(body);
   *workspace_size = 0;  // the emulator needs no device workspace
@@ -21,7 +59,11 @@ aclnnStatus launch_op(const char* api, aclOpExecutor* executor, aclrtStream stre
   return guarded(api, [&] {
     if (executor == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "executor is null");
     std::unique_ptr<aclOpExecutor> owned(executor);
-    Runtime::get().stream(stream).submit({api, std::move(owned->body), true});
+    Stream& s = Runtime::get().stream(stream);
+    std::function<void()> body = std::move(owned->body);
+    owned->body = nullptr;
+    if (!executor_cache_gone) executor_cache().give(std::move(owned));
+    s.submit({api, std::move(body), true});
   });
 }
 

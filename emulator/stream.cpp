@@ -1,5 +1,6 @@
 #include "emulator/stream.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -75,7 +76,15 @@ void Stream::submit(Task task) {
       g_worker_started.store(true, std::memory_order_release);
       // Before the task is queued: if the thread cannot be started, the
       // launch fails and leaves nothing behind that would never run.
+      // Started even when the task runs here: what a forked child must
+      // refuse does not depend on which thread ran the parent's tasks.
       worker_ = std::thread([this] { worker_loop(); });
+    }
+    if (may_run_here(task)) {
+      run_here(task, lock);
+      // Blocking mode reports a failed task at its launch, wherever it ran.
+      if (LaunchSettings::launch_blocking()) synchronize();
+      return;
     }
     queue_.push_back(std::move(task));
     queued_.store(queue_.size(), std::memory_order_release);
@@ -86,6 +95,42 @@ void Stream::submit(Task task) {
   // blocked one costs a futex call and a context switch, per launch.
   if (wake) work_ready_.notify_one();
   if (LaunchSettings::launch_blocking()) synchronize();
+}
+
+bool Stream::may_run_here(const Task& task) const {
+  if (task.may_block || !queue_.empty() || completed_ != submitted_) return false;
+  if (!task.is_kernel) return true;
+  return LaunchSettings::kernel_delay_us() == 0 &&
+         recent_kernel_ns_.load(std::memory_order_relaxed) <= static_cast<uint64_t>(kInlineKernelLimit.count());
+}
+
+void Stream::run_here(Task& task, std::unique_lock<std::mutex>& lock) {
+  ++submitted_;
+  running_here_ = true;
+  lock.unlock();
+  std::optional<Failure> failed = run_timed(task);
+  task.body = nullptr;  // what the body captured is released before the task counts as done
+  lock.lock();
+  running_here_ = false;
+  if (failed && !failure_) failure_ = std::move(failed);
+  ++completed_;
+  // Tasks other threads queued meanwhile were held back for stream order.
+  const bool wake = worker_sleeping_ && !queue_.empty();
+  lock.unlock();
+  if (wake) work_ready_.notify_one();
+  work_done_.notify_all();
+}
+
+std::optional<Stream::Failure> Stream::run_timed(Task& task) {
+  if (!task.is_kernel) return run_task(task);
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Failure> failed = run_task(task);
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+  // Kernels of one stream never run concurrently: no update is lost.
+  const auto now_ns = static_cast<uint64_t>(ns.count());
+  const uint64_t before = last_kernel_ns_.exchange(now_ns, std::memory_order_relaxed);
+  recent_kernel_ns_.store(std::min(before, now_ns), std::memory_order_relaxed);
+  return failed;
 }
 
 void Stream::run_inline(Task task) {
@@ -123,33 +168,29 @@ bool Stream::idle() const {
 
 namespace {
 
-// How long the worker polls for the next task before blocking: a host thread
-// launching op after op (a Python loop of small ops) submits every few
-// microseconds, so the worker stays awake through such a burst instead of
-// being woken by each launch, and sleeps soon after the burst ends.
-constexpr auto kSpinBeforeSleep = std::chrono::microseconds(50);
-
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
+// How long the worker polls for the next task before blocking. Short tasks
+// submitted to an idle stream run on the submitting thread (see submit), so
+// the worker sees the long ones and those launched while it is busy: a short
+// poll covers a host thread that launches the next op right after a long one
+// finished, and the worker sleeps soon after a burst ends. While it polls it
+// yields the core to any other runnable thread (another stream's worker, the
+// host thread) instead of spinning on it: a 2-core machine has no core to spare.
+constexpr auto kPollBeforeSleep = std::chrono::microseconds(20);
 
 }  // namespace
 
 bool Stream::wait_for_work(std::unique_lock<std::mutex>& lock) {
-  if (queue_.empty() && !stopping_) {
+  // A task running on a submitting thread holds back the queued ones.
+  const auto nothing_to_start = [&] { return (queue_.empty() || running_here_) && !stopping_; };
+  if (nothing_to_start()) {
     lock.unlock();
-    const auto deadline = std::chrono::steady_clock::now() + kSpinBeforeSleep;
-    for (int i = 1; queued_.load(std::memory_order_acquire) == 0; ++i) {
-      cpu_relax();
-      if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) break;
+    const auto deadline = std::chrono::steady_clock::now() + kPollBeforeSleep;
+    while (queued_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
     }
     lock.lock();
   }
-  while (queue_.empty() && !stopping_) {
+  while (nothing_to_start()) {
     worker_sleeping_ = true;
     work_ready_.wait(lock);
     worker_sleeping_ = false;
@@ -186,7 +227,7 @@ void Stream::worker_loop() {
     queue_.pop_front();
     queued_.store(queue_.size(), std::memory_order_release);
     lock.unlock();
-    std::optional<Failure> failed = run_task(*task);
+    std::optional<Failure> failed = run_timed(*task);
     task.reset();  // what the body captured is released before the task counts as done
     lock.lock();
     if (failed && !failure_) failure_ = std::move(failed);

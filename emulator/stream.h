@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -19,9 +20,10 @@
 namespace npu::emu {
 
 struct Task {
-  std::string name;             // op or API name, used in error messages
-  std::function<void()> body;   // runs on the worker thread
+  const char* name;             // op or API name (a string literal), used in error messages
+  std::function<void()> body;   // runs on the worker thread, or on the submitting one (see submit)
   bool is_kernel = false;       // kernels get the emulator's latency knob
+  bool may_block = false;       // waits for other work (an event): never run on the submitting thread
 };
 
 class Stream {
@@ -32,6 +34,13 @@ class Stream {
   Stream& operator=(const Stream&) = delete;
 
   // Enqueues a task; returns at once (or after it ran, in blocking mode).
+  // A short task submitted to an idle stream runs right here on the caller's
+  // thread instead: a schedule a device could have produced (the task just
+  // finished fast), without the hand-off to the worker that costs more than
+  // a small kernel itself. Never with a kernel delay set (asynchrony stays
+  // observable), never for a task that may block, and not after the last two
+  // kernels of this stream each ran longer than kInlineKernelLimit (long
+  // kernels keep the host free to run ahead).
   void submit(Task task);
   // Blocks until every task submitted so far has run; throws the first
   // pending task error as AclError and clears it.
@@ -55,6 +64,12 @@ class Stream {
   uint32_t priority() const { return priority_; }
 
  private:
+  // Two kernels in a row that ran longer than this send the stream's next
+  // kernel to the worker: the host thread runs ahead again while long kernels
+  // execute. Two, because one short kernel preempted on a loaded machine
+  // looks long once.
+  static constexpr std::chrono::nanoseconds kInlineKernelLimit{20'000};
+
   struct Failure {
     std::string task;
     std::string message;
@@ -68,6 +83,12 @@ class Stream {
   // Runs one task, turning what it throws into a Failure.
   static std::optional<Failure> run_task(Task& task);
   void run_inline(Task task);
+  // True when `task` may run on the submitting thread now (mutex_ held).
+  bool may_run_here(const Task& task) const;
+  // Runs `task` on the caller's thread as the stream's only task in flight.
+  void run_here(Task& task, std::unique_lock<std::mutex>& lock);
+  // Runs a task, timing kernels (for may_run_here's limit).
+  std::optional<Failure> run_timed(Task& task);
 
   const int32_t device_;
   const uint32_t priority_;
@@ -85,6 +106,13 @@ class Stream {
   uint64_t completed_ = 0;
   bool stopping_ = false;
   bool stopped_ = false;  // after stop(): submit runs tasks inline
+  // A task is running on a submitting thread: the worker must not start the
+  // next one (stream order) until it is done.
+  bool running_here_ = false;
+  // How long the last two kernels of this stream ran, in ns: the shorter of
+  // them (what may_run_here compares) and the last one.
+  std::atomic<uint64_t> recent_kernel_ns_{0};
+  std::atomic<uint64_t> last_kernel_ns_{0};
   std::optional<Failure> failure_;
   std::thread worker_;  // started by the first submit, under mutex_
 };

@@ -141,9 +141,8 @@ void load(const std::string& mode, const std::string& emu_library) {
 }
 
 bool loaded() {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  return r.ready;
+  // Asked by every free of npu memory: `ready` is atomic and set last by load.
+  return registry().ready.load(std::memory_order_acquire);
 }
 
 const AclDriver& driver() {

@@ -1,7 +1,9 @@
 #include "dispatch/fallback/op_counters.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <unordered_map>
 
 #include <c10/util/Exception.h>
 
@@ -18,11 +20,15 @@ FallbackMode parse_mode(const std::string& text) {
   TORCH_CHECK(false, "NPU_EMU_FALLBACK must be one of allow, warn, error; got '", text, "'");
 }
 
-// The counters registry.
+// The counters registry. Native launches are counted on every launch, so
+// their counters are atomics in stable map nodes that a thread finds through
+// its own cache keyed by the op's name pointer (a string literal): no lock,
+// no string and no tree walk per launch. Reset zeroes them (cached pointers
+// stay valid); the reports leave zero counts out.
 struct Counters {
   std::mutex mutex;
   std::map<std::string, int64_t> fallback;
-  std::map<std::string, int64_t> native;
+  std::map<std::string, std::atomic<int64_t>> native;
   std::optional<FallbackMode> mode;
 };
 
@@ -70,19 +76,28 @@ std::map<std::string, int64_t> fallback_counts() {
 
 std::map<std::string, int64_t> native_counts() {
   std::lock_guard<std::mutex> lock(counters().mutex);
-  return counters().native;
+  std::map<std::string, int64_t> counts;
+  for (const auto& [op, n] : counters().native) {
+    if (const int64_t v = n.load(std::memory_order_relaxed); v != 0) counts.emplace(op, v);
+  }
+  return counts;
 }
 
 void reset_op_counters() {
   std::lock_guard<std::mutex> lock(counters().mutex);
   counters().fallback.clear();
-  counters().native.clear();
+  for (auto& [op, n] : counters().native) n.store(0, std::memory_order_relaxed);
 }
 
 namespace ops {
 void count_native_launch(const char* op) {
-  std::lock_guard<std::mutex> lock(counters().mutex);
-  ++counters().native[op];
+  thread_local std::unordered_map<const char*, std::atomic<int64_t>*> cache;
+  std::atomic<int64_t>*& counter = cache[op];
+  if (counter == nullptr) {
+    std::lock_guard<std::mutex> lock(counters().mutex);
+    counter = &counters().native[op];
+  }
+  counter->fetch_add(1, std::memory_order_relaxed);
 }
 }  // namespace ops
 

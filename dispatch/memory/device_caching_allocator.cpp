@@ -47,11 +47,33 @@ void DeviceCachingAllocator::update(StatArray& stat, const StatTypes& types, int
 }
 
 Block* DeviceCachingAllocator::new_block(aclrtStream stream, std::size_t size, BlockPool* pool, char* ptr) {
-  auto owned = std::make_unique<Block>(device_, stream, size, pool, ptr);
-  Block* block = owned.get();
-  blocks_.emplace(block, std::move(owned));
+  BlockOwners::node_type node = spare_owners_.take();
+  if (node.empty()) {
+    auto owned = std::make_unique<Block>(device_, stream, size, pool, ptr);
+    Block* block = owned.get();
+    blocks_.emplace(block, std::move(owned));
+    return block;
+  }
+  // A forgotten block's node, keyed by its Block object, which is reused.
+  Block* block = node.mapped().get();
+  *block = Block(device_, stream, size, pool, ptr);
+  blocks_.insert(std::move(node));
   return block;
 }
+
+void DeviceCachingAllocator::forget_block(Block* block) { spare_owners_.erase(blocks_, block); }
+
+void DeviceCachingAllocator::pool_insert(BlockPool& pool, Block* block) {
+  auto node = spare_pool_nodes_.take();
+  if (node.empty()) {
+    pool.blocks.insert(block);
+    return;
+  }
+  node.value() = block;
+  pool.blocks.insert(std::move(node));
+}
+
+void DeviceCachingAllocator::pool_erase(BlockPool& pool, Block* block) { spare_pool_nodes_.erase(pool.blocks, block); }
 
 Block* DeviceCachingAllocator::malloc(std::size_t size, aclrtStream stream) {
   const AllocatorConfig& cfg = allocator_config();
@@ -96,7 +118,7 @@ Block* DeviceCachingAllocator::take_free_block(const Request& r, const Allocator
   // request does not take a block much bigger than it needs.
   if (!is_oversize(r.size, cfg) && is_oversize(block->size, cfg)) return nullptr;
   if (is_oversize(r.size, cfg) && block->size >= r.size + kLargeBuffer) return nullptr;
-  blocks.erase(it);
+  spare_pool_nodes_.erase(blocks, it);
   block->gc_count = 0;
   return block;
 }
@@ -130,7 +152,7 @@ Block* DeviceCachingAllocator::finish_allocation(Block* block, const Request& r,
     if (rest->next != nullptr) rest->next->prev = rest;
     block->next = rest;
     block->size = r.size;
-    r.pool->blocks.insert(rest);
+    pool_insert(*r.pool, rest);
     if (was_split) {
       update(stats_.inactive_split_bytes, types, -static_cast<int64_t>(block->size));
     } else {
@@ -231,7 +253,7 @@ void DeviceCachingAllocator::free_block(Block* block) {
     update(stats_.inactive_split, types, 1);
     update(stats_.inactive_split_bytes, types, static_cast<int64_t>(block->size));
   }
-  block->pool->blocks.insert(block);
+  pool_insert(*block->pool, block);
   if (!allocator_config().caching_enabled && !block->is_split()) release_block(block);
 }
 
@@ -250,8 +272,8 @@ bool DeviceCachingAllocator::merge_into(Block* block, Block* neighbour) {
     if (block->next != nullptr) block->next->prev = block;
   }
   block->size += neighbour->size;
-  block->pool->blocks.erase(neighbour);
-  blocks_.erase(neighbour);
+  pool_erase(*block->pool, neighbour);
+  forget_block(neighbour);
   return true;
 }
 
@@ -264,8 +286,8 @@ void DeviceCachingAllocator::release_block(Block* block) {
   update(stats_.segment, types, -1);
   update(stats_.reserved_bytes, types, -static_cast<int64_t>(block->size));
   if (is_oversize(block->size, allocator_config())) stats_.oversize_segments.decrease(1);
-  block->pool->blocks.erase(block);
-  blocks_.erase(block);
+  pool_erase(*block->pool, block);
+  forget_block(block);
 }
 
 bool DeviceCachingAllocator::release_oversize_blocks(const Request& r, const AllocatorConfig& cfg) {

@@ -20,6 +20,7 @@
 
 #include "dispatch/memory/alloc_config.h"
 #include "dispatch/memory/block.h"
+#include "dispatch/memory/node_recycler.h"
 #include "dispatch/memory/event_pool.h"
 
 namespace npu::memory {
@@ -109,7 +110,15 @@ class DeviceCachingAllocator {
   BlockPool small_blocks_{true};
   BlockPool large_blocks_{false};
   // Owner of every block of this device; pools and neighbours point here.
-  std::unordered_map<const Block*, std::unique_ptr<Block>> blocks_;
+  using BlockOwners = std::unordered_map<const Block*, std::unique_ptr<Block>>;
+  BlockOwners blocks_;
+  // Nodes (with their Block objects) of erased blocks, and of the pools'
+  // sets: a split and a merge per small allocation allocate nothing.
+  NodeRecycler<BlockOwners> spare_owners_;
+  NodeRecycler<std::set<Block*, BlockOrder>> spare_pool_nodes_;
+  void pool_insert(BlockPool& pool, Block* block);
+  void pool_erase(BlockPool& pool, Block* block);
+  void forget_block(Block* block);
   // Per stream, in record order: events that must complete before a block
   // freed while used by that stream can be reused.
   std::map<aclrtStream, std::deque<std::pair<std::unique_ptr<AclEvent>, Block*>>> pending_;

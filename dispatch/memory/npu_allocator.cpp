@@ -1,4 +1,5 @@
 #include "dispatch/memory/npu_allocator.h"
+#include "dispatch/memory/node_recycler.h"
 
 #include <array>
 #include <atomic>
@@ -33,11 +34,20 @@ struct AllocatorState {
   // devices[i].get() once created: the lock-free path of every malloc/free.
   std::array<std::atomic<DeviceCachingAllocator*>, kMaxDevices> created{};
   std::mutex live_mutex;
-  std::unordered_map<void*, Block*> live;
+  using Live = std::unordered_map<void*, Block*>;
+  Live live;
+  NodeRecycler<Live> spare_live_nodes;  // no heap work per malloc/free
 
   void add(Block* block) {
     std::lock_guard<std::mutex> lock(live_mutex);
-    live.emplace(block->ptr, block);
+    Live::node_type node = spare_live_nodes.take();
+    if (node.empty()) {
+      live.emplace(block->ptr, block);
+      return;
+    }
+    node.key() = block->ptr;
+    node.mapped() = block;
+    live.insert(std::move(node));
   }
   Block* find(void* ptr) {
     std::lock_guard<std::mutex> lock(live_mutex);
@@ -49,7 +59,7 @@ struct AllocatorState {
     const auto it = live.find(ptr);
     if (it == live.end()) return nullptr;
     Block* block = it->second;
-    live.erase(it);
+    spare_live_nodes.erase(live, it);
     return block;
   }
 };
@@ -132,7 +142,7 @@ class NpuCachingAllocator final : public c10::DeviceAllocator {
   c10::DataPtr allocate(size_t nbytes) override {
     const c10::DeviceIndex device = current_device();
     if (nbytes == 0) return {nullptr, nullptr, &memory::free_ptr, memory::npu_device(device)};
-    const aclrtStream stream = acl_stream(current_stream(device));
+    const aclrtStream stream = current_acl_stream();  // the current device's current stream
     void* ptr = memory::allocate_block(nbytes, device, stream)->ptr;
     return {ptr, ptr, &memory::free_ptr, memory::npu_device(device)};
   }

@@ -27,7 +27,10 @@ at::Tensor make_tensor(at::IntArrayRef size, std::optional<at::IntArrayRef> stri
                        std::optional<c10::Device> device, at::MemoryFormat memory_format) {
   at::detail::check_size_nonnegative(size);
   const c10::Device dev = resolve_device(device);
-  c10::DeviceGuard guard(dev);
+  // Every op's result comes through here: a guard (a virtual guard-impl
+  // lookup and two device switches) only when the device is not current.
+  std::optional<c10::DeviceGuard> guard;
+  if (dev.index() != current_device()) guard.emplace(dev);
   const auto itemsize = c10::elementSize(dtype);
   const size_t nbytes = stride ? at::detail::computeStorageNbytes(size, *stride, itemsize)
                                : at::detail::computeStorageNbytesContiguous(size, itemsize);

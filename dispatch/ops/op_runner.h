@@ -15,11 +15,14 @@
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/ops/acl_args.h"
 #include "dispatch/runtime/acl_check.h"
+#include "dispatch/runtime/npu_device.h"
 #include "dispatch/runtime/npu_stream.h"
 
 namespace npu::ops {
 
 // Counts native launches per op name (what fallback_report compares with).
+// `op` must have static storage (a string literal): counters are found by
+// its address.
 void count_native_launch(const char* op);
 
 // The device an op runs on: that of its first npu tensor argument.
@@ -41,9 +44,12 @@ void run_aclnn_then(const char* name, const char* prepare_name, Prepare prepare,
                     const Args&... args) {
   // Kernels registered for PrivateUse1 get no device guard from PyTorch: the
   // launch must go to the stream of the device the tensors live on.
+  // Only a launch on another device than the thread's current one pays for
+  // a guard (a virtual guard-impl lookup and two device switches).
   std::optional<c10::Device> device;
   find_device(device, args...);
-  const c10::OptionalDeviceGuard guard(device);
+  std::optional<c10::DeviceGuard> guard;
+  if (device && device->index() != current_device()) guard.emplace(*device);
   // The argument owners live until the launch returned: CANN's executor
   // refers to them until then.
   std::tuple<AclArg<Args>...> owners(args...);

@@ -21,22 +21,37 @@ at::ScalarType result_dtype(ResultKind kind, at::ScalarType promoted) {
 
 bool is_cpu_scalar(const at::Tensor& t) { return t.defined() && t.is_cpu() && t.dim() == 0; }
 
-at::Device pointwise_device(const char* name, at::TensorList operands) {
+namespace {
+
+template <class Operands>
+at::Device common_device(const char* name, const Operands& operands) {
   std::optional<at::Device> device;
-  for (const at::Tensor& t : operands) {
-    if (!t.defined() || !t.is_privateuseone()) continue;
-    if (!device) device = t.device();
-    TORCH_CHECK(t.device() == *device, "Expected all tensors to be on the same device, but found at least two devices, ",
-                *device, " and ", t.device(), "! (when checking arguments for ", name, ")");
+  for (const at::Tensor* t : operands) {
+    if (!t->defined() || !t->is_privateuseone()) continue;
+    if (!device) device = t->device();
+    TORCH_CHECK(t->device() == *device, "Expected all tensors to be on the same device, but found at least two devices, ",
+                *device, " and ", t->device(), "! (when checking arguments for ", name, ")");
   }
-  for (const at::Tensor& t : operands) {
-    TORCH_CHECK(!t.defined() || t.is_privateuseone() || is_cpu_scalar(t),
+  for (const at::Tensor* t : operands) {
+    TORCH_CHECK(!t->defined() || t->is_privateuseone() || is_cpu_scalar(*t),
                 "Expected all tensors to be on the same device, but found at least two devices, ",
-                device ? *device : at::Device(c10::DeviceType::PrivateUse1), " and ", t.device(),
+                device ? *device : at::Device(c10::DeviceType::PrivateUse1), " and ", t->device(),
                 "! (when checking arguments for ", name, ")");
   }
   TORCH_CHECK(device.has_value(), name, ": expected at least one npu tensor operand");
   return *device;
+}
+
+}  // namespace
+
+at::Device pointwise_device(const char* name, at::TensorList operands) {
+  c10::SmallVector<const at::Tensor*, 4> pointers;
+  for (const at::Tensor& t : operands) pointers.push_back(&t);
+  return common_device(name, pointers);
+}
+
+at::Device pointwise_device(const char* name, std::initializer_list<const at::Tensor*> operands) {
+  return common_device(name, operands);
 }
 
 at::Tensor new_pointwise_result(at::IntArrayRef shape, at::ScalarType dtype, at::Device device,

@@ -3,6 +3,8 @@
 // as scalars, as on CUDA), the result's layout, and out= semantics.
 #pragma once
 
+#include <initializer_list>
+
 #include <ATen/ATen.h>
 #include <c10/util/FunctionRef.h>
 
@@ -24,6 +26,10 @@ bool is_cpu_scalar(const at::Tensor& t);
 // The npu device of the op; throws PyTorch's device-mismatch error unless
 // every defined operand is on that device or is a CPU scalar.
 at::Device pointwise_device(const char* name, at::TensorList operands);
+// The same for operands named by address: a braced list of tensors would copy
+// each one, and copying a tensor Python holds takes the GIL twice (PyTorch
+// increfs its PyObject when the refcount goes from 1 to 2, decrefs it back).
+at::Device pointwise_device(const char* name, std::initializer_list<const at::Tensor*> operands);
 
 // A new result of `shape` and `dtype` on `device`, laid out like `like` when
 // `like` has that shape and is dense (as TensorIterator does), else contiguous.

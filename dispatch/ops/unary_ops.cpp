@@ -21,7 +21,7 @@ using Launch = c10::function_ref<void(const Tensor& self, const Tensor& out)>;
 
 Tensor& unary_out(const char* name, ResultKind kind, const Tensor& self, Tensor& out, Launch launch) {
   check_npu(name, "self", self);
-  pointwise_device(name, {self, out});
+  pointwise_device(name, {&self, &out});
   const at::ScalarType result = result_dtype(kind, self.scalar_type());
   prepare_out(name, out, self.sizes(), result, {self});
   launch_into(out, result, [&](const Tensor& o) { launch(self, o); });

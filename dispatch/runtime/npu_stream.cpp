@@ -104,7 +104,18 @@ aclrtStream acl_stream(c10::Stream stream) {
   return ds.pool[id - 1];
 }
 
-aclrtStream current_acl_stream() { return acl_stream(current_stream(current_device())); }
+aclrtStream current_acl_stream() {
+  // Every launch asks: the default stream's handle, once this thread saw it
+  // created, is read from a thread-local copy (no call_once, no index check).
+  thread_local std::array<aclrtStream, kMaxDevices> t_default_handle{};
+  const c10::DeviceIndex device = current_device();
+  if (t_current[device] == 0) {
+    aclrtStream& handle = t_default_handle[device];
+    if (handle == nullptr) handle = device_streams(device).default_handle;
+    return handle;
+  }
+  return acl_stream(current_stream(device));
+}
 
 bool query_stream(c10::Stream stream) {
   aclrtStreamStatus status = ACL_STREAM_STATUS_COMPLETE;
