@@ -2,21 +2,15 @@
 // CPU/CUDA kernel table directly (an internal assert "DispatchStub: missing
 // kernel for npu" on any other device); the dispatched out= form with self as
 // out reaches npu's implementation of it (the CPU fallback today) instead.
+// Registered by the op table (ops/table/unary.yaml, registrations).
 #include <ATen/ATen.h>
-#include <torch/library.h>
 
 namespace npu::ops {
-
-namespace {
 
 at::Tensor& conj_physical_(at::Tensor& self) {
   if (!self.is_complex()) return self;  // the conjugate of a real tensor is itself
   at::conj_physical_out(self, self);
   return self;
 }
-
-}  // namespace
-
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { m.impl("conj_physical_", TORCH_FN(conj_physical_)); }
 
 }  // namespace npu::ops
