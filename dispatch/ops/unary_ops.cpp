@@ -12,6 +12,7 @@
 
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/fallback_call.h"
+#include "dispatch/ops/factory.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/table/structured_call.h"
 
@@ -56,8 +57,16 @@ at::Tensor& abs_out(const at::Tensor& self, at::Tensor& out) {
 }
 
 at::Tensor abs(const at::Tensor& self) {
-  const at::ScalarType dtype = self.is_complex() ? c10::toRealValueType(self.scalar_type()) : self.scalar_type();
-  at::Tensor result = npu::table::new_output(dtype, self, at::Tensor());
+  // CPU: a complex self's real result is empty_like(self) (its layout, when
+  // dense), any other self's is left to unary_op to shape.
+  at::Tensor result;
+  if (!self.is_complex()) {
+    result = npu::table::new_output(self.scalar_type(), self, at::Tensor());
+  } else if (self.is_non_overlapping_and_dense()) {
+    result = empty_strided_npu(self.sizes(), self.strides(), c10::toRealValueType(self.scalar_type()), self.device());
+  } else {
+    result = empty_npu(self.sizes(), c10::toRealValueType(self.scalar_type()), self.device());
+  }
   shape_abs_out(self, result);
   if (!abs_native("abs", self)) return npu::fallback_call<at::Tensor>("abs", self);
   launch_abs(self, result);

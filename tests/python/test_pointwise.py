@@ -213,6 +213,9 @@ def test_abs_of_complex_into_a_real_out_is_one_launch():
     assert torch.equal(out.cpu(), torch.tensor([5.0, 2.0, 1.0], dtype=torch.float64))
     assert npu_emu._C._native_counts() == {"aclnnAbs": 1}
     close(torch.abs(z_npu), torch.abs(z))
+    # A complex self's real result is laid out like self, as CPU's empty_like makes it.
+    w = make_tensor((3, 4), torch.complex64, 5).t()
+    assert torch.abs(w.npu()).stride() == torch.abs(w).stride() != torch.abs(w.contiguous()).stride()
     with pytest.raises(RuntimeError, match="In-place abs is not supported for complex tensors"):
         z_npu.abs_()
 
