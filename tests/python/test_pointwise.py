@@ -247,6 +247,22 @@ def test_unary_layout_follows_input():
     assert torch.exp(x).stride() == torch.exp(x.cpu()).stride()
 
 
+NON_DENSE_VIEWS = {"transposed slice": lambda t: t.t()[::2], "permuted slice": lambda t: t.reshape(2, 3, 8).permute(2, 0, 1)[::2]}
+
+
+@pytest.mark.parametrize("view", NON_DENSE_VIEWS.values(), ids=NON_DENSE_VIEWS.keys())
+@pytest.mark.parametrize("op", ["exp", "abs", "neg", "sign", "relu", "logical_not", "isnan", "isinf", "nan_to_num"])
+def test_unary_result_of_a_non_dense_view_is_laid_out_as_on_cpu(op, view):
+    """The result's strides are what CPU's TensorIterator chooses (the input's
+    dimension order), not a contiguous tensor."""
+    x = make_tensor((6, 8), torch.float32, 6)
+    fn = getattr(torch, op)
+    expected = fn(view(x))
+    got = fn(view(x.npu()))
+    assert got.stride() == expected.stride()
+    close(got, expected)
+
+
 # ---- binary --------------------------------------------------------------------
 
 BINARY = {
