@@ -12,7 +12,6 @@
 #include "acl/aclnn_factory.h"
 #include "acl/aclnn_index.h"
 #include "acl/aclnn_reduce.h"
-#include "acl/aclnn_unary.h"
 
 // Runtime (libascendcl.so on Ascend).
 #define NPU_ACL_RUNTIME_SYMBOLS(X) \
@@ -67,38 +66,6 @@
 // fall back; any other op fails when first run, naming the missing symbol.
 // Pointwise, copies and factories.
 #define NPU_ACLNN_POINTWISE_OPS(X)       \
-  X(aclnnAbs)                            \
-  X(aclnnNeg)                            \
-  X(aclnnExp)                            \
-  X(aclnnExpm1)                          \
-  X(aclnnLog)                            \
-  X(aclnnLog1p)                          \
-  X(aclnnLog2)                           \
-  X(aclnnSqrt)                           \
-  X(aclnnRsqrt)                          \
-  X(aclnnSin)                            \
-  X(aclnnCos)                            \
-  X(aclnnTan)                            \
-  X(aclnnTanh)                           \
-  X(aclnnSigmoid)                        \
-  X(aclnnRelu)                           \
-  X(aclnnGelu)                           \
-  X(aclnnSilu)                           \
-  X(aclnnErf)                            \
-  X(aclnnFloor)                          \
-  X(aclnnCeil)                           \
-  X(aclnnRound)                          \
-  X(aclnnTrunc)                          \
-  X(aclnnSign)                           \
-  X(aclnnReciprocal)                     \
-  X(aclnnBitwiseNot)                     \
-  X(aclnnLogicalNot)                     \
-  X(aclnnIsNan)                          \
-  X(aclnnIsInf)                          \
-  X(aclnnGeluV2)                         \
-  X(aclnnRoundDecimals)                  \
-  X(aclnnNanToNum)                       \
-  X(aclnnCast)                           \
 
 // Reductions, scans, indexing, shape and sort.
 #define NPU_ACLNN_REDUCE_INDEX_OPS(X)    \

@@ -2,6 +2,7 @@
 // CPU/CUDA kernel table directly (an internal assert "DispatchStub: missing
 // kernel for npu" on any other device); the dispatched out= form with self as
 // out reaches npu's implementation of it (the CPU fallback today) instead.
+// Registered by the op table (ops/table/unary.yaml, registrations).
 #include <ATen/ATen.h>
 
 namespace npu::ops {

@@ -9,12 +9,13 @@
 // too, and the write lands in that clone, not in the view's memory. So a
 // destination with math bits is written here, through a view of the same
 // memory with the bits cleared, with the values that memory must hold.
+// Registered for aten::copy_ by the op table (ops/table/unary.yaml, registrations).
 #include <ATen/ATen.h>
 #include <ATen/ops/copy_native.h>
 
 namespace npu::ops {
 
-at::Tensor& copy_(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
+at::Tensor& copy_with_math_bits(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
   if (!self.is_conj() && !self.is_neg()) return at::native::copy_(self, src, non_blocking);
   // Element values are logical = neg^n(conj^c(stored)); both maps are their
   // own inverse and commute, so stored = conj^c(neg^n(logical)).

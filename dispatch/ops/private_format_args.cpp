@@ -10,15 +10,8 @@ namespace npu::ops {
 
 bool entry_takes_private_formats(const char* op) {
   // The op table's entries stage private formats through
-  // npu::emu::FormatScope (generated); so do the unary entries, which have not
-  // moved onto the table yet.
-  static const std::unordered_set<std::string_view> entries = {
-      NPU_ACLNN_TABLE_OP_NAMES
-      "aclnnAbs", "aclnnNeg", "aclnnExp", "aclnnExpm1", "aclnnLog", "aclnnLog1p", "aclnnLog2", "aclnnSqrt",
-      "aclnnRsqrt", "aclnnSin", "aclnnCos", "aclnnTan", "aclnnTanh", "aclnnSigmoid", "aclnnRelu", "aclnnGelu",
-      "aclnnSilu", "aclnnErf", "aclnnFloor", "aclnnCeil", "aclnnRound", "aclnnTrunc", "aclnnSign",
-      "aclnnReciprocal", "aclnnBitwiseNot", "aclnnLogicalNot", "aclnnIsNan", "aclnnIsInf", "aclnnGeluV2",
-      "aclnnRoundDecimals", "aclnnNanToNum", "aclnnCast"};
+  // npu::emu::FormatScope (generated).
+  static const std::unordered_set<std::string_view> entries = {NPU_ACLNN_TABLE_OP_NAMES};
   return entries.count(op) > 0;
 }
 

@@ -11,5 +11,6 @@
 #include "dispatch/fallback/capability.h"
 #include "dispatch/fallback/fallback_call.h"
 #include "dispatch/table/structured_call.h"
+#include "dispatch/table/unary_conversions.h"
 
 #include <ATen/ops/add_meta.h>

@@ -202,12 +202,18 @@ void run(const TensorView& out, const TensorView& in, const UnaryParams& p) {
 
 const char* unary_op_name(UnaryFn op) { return info(op).name; }
 
-DType unary_result_dtype(UnaryFn op, DType self, DType out) {
-  return result_dtype(info(op), compute_dtype(info(op), self, out));
-}
+namespace {
+
+// The compute dtype never depends on out's: a float32 hint makes integers
+// promote to float32 (out= of another dtype receives the converted result).
+DType unary_compute_dtype(UnaryFn op, DType self) { return compute_dtype(info(op), self, DType::Float32); }
+
+}  // namespace
+
+DType unary_result_dtype(UnaryFn op, DType self) { return result_dtype(info(op), unary_compute_dtype(op, self)); }
 
 void unary(UnaryFn op, const TensorView& out, const TensorView& self, const UnaryParams& params) {
-  const DType compute = compute_dtype(info(op), self.dtype, out.dtype);
+  const DType compute = unary_compute_dtype(op, self.dtype);
   if (out.sizes != self.sizes) {
     throw KernelError(std::string(info(op).name) + ": out has shape " + shape_str(out.sizes) + ", expected " +
                       shape_str(self.sizes));

@@ -11,7 +11,8 @@
 namespace npu::kernels {
 
 // Dtype support (bool / integer / floating / complex64; "->f" means integer
-// and bool inputs compute in the default float dtype, as PyTorch does):
+// and bool inputs compute in float32, as CANN's entries do; PyTorch's default
+// float dtype, when it is another, is the caller's to convert self to):
 //   Abs, Neg                      int float complex   (abs of complex is real)
 //   Exp, Log, Sqrt, Reciprocal    ->f float complex
 //   Expm1, Log1p, Log2, Rsqrt, Sin, Cos, Tan, Tanh, Sigmoid, Erf   ->f float
@@ -45,13 +46,14 @@ struct UnaryParams {
   std::optional<double> posinf, neginf;
 };
 
-// The dtype `op` produces for an input of `self` (PyTorch's result dtype).
-// `out` is only the hint for the default float dtype (see default_float).
-// Throws KernelError naming op and dtype when PyTorch CPU rejects the dtype.
-DType unary_result_dtype(UnaryFn op, DType self, DType out);
+// The dtype `op` produces for an input of `self`, whatever the output's
+// dtype (integers promoted to float give float32). Throws KernelError naming
+// op and dtype when PyTorch CPU rejects the dtype.
+DType unary_result_dtype(UnaryFn op, DType self);
 
-// out = op(self). out must have self's shape; its dtype may be anything the
-// result dtype can be cast to (the result is converted on the way out).
+// out = op(self), computed in unary_result_dtype's dtype. out must have
+// self's shape; its dtype may be anything the result dtype can be cast to
+// (the result is converted on the way out, as PyTorch casts into a wider out=).
 void unary(UnaryFn op, const TensorView& out, const TensorView& self, const UnaryParams& params = {});
 
 }  // namespace npu::kernels

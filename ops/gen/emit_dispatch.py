@@ -243,10 +243,16 @@ class Wrapper:
             target = "result"
         else:
             target = "self" if self.kind == "inplace" else self.out_names[0]
-        body.append(f"  at::TensorIterator op = at::TensorIterator::{builder.replace('OUT', target)};\n")
+        # Argument checks first: CPU's hand-built iterators come after its
+        # own checks (nan_to_num's dtype rule, relu refusing bool).
         for _, use in self.uses:
             if use.check:
                 body.append(f"  {use.check};\n")
+        expr = builder.replace("OUT", target)
+        if expr.startswith("TensorIteratorConfig()"):
+            body.append(f"  at::TensorIterator op = at::{expr}.build();\n")
+        else:
+            body.append(f"  at::TensorIterator op = at::TensorIterator::{expr};\n")
         body.append("  [[maybe_unused]] const at::ScalarType compute = op.maybe_common_dtype().value_or(op.input_dtype(0));\n"
                     "  [[maybe_unused]] const at::Device device = op.device(0);\n")
         self.emit_launches(body, True)

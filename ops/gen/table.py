@@ -98,12 +98,13 @@ ATEN_KEYS = {
     "map": "aclnn parameter -> C++ expression over the aten arguments, where names differ",
     "when": "a C++ condition choosing this op among several serving the schema (first true wins)",
     "compute_dtype": "C++ expression of the dtype checked against `dtypes` (default: the meta's common dtype)",
-    "check": "a C++ statement run before the launch (extra argument checks)",
+    "check": "a C++ statement run before the launch (extra argument checks; with iterator, before it is built)",
     "meta": "why the schema has no structured meta function (required with impl)",
     "result": "with iterator, functional form: C++ making the (empty) output the iterator fills, when its "
               "dtype is not the common one, e.g. npu::table::new_output(at::kBool, self, other)",
     "iterator": "for a schema without a structured meta function: the TensorIterator builder CPU uses, "
-                "e.g. comparison_op(OUT, self, other) (OUT: the output, or self in-place)",
+                "e.g. comparison_op(OUT, self, other) (OUT: the output, or self in-place), or the "
+                "TensorIteratorConfig chain CPU builds, e.g. TensorIteratorConfig().add_output(OUT).add_const_input(self)",
 }
 # Further parameter types a family's `functions` may take: pointers the
 # function writes its results through.

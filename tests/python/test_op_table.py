@@ -294,3 +294,24 @@ def test_every_registration_is_registered_for_its_keys():
     for reg in regs:
         for key in reg.keys:
             assert torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{reg.schema}", key), (reg.schema, key)
+
+def test_iterator_may_be_a_config_chain_and_checks_come_before_it(tmp_path):
+    """`iterator:` takes CPU's TensorIteratorConfig chain as well as a named
+    builder; a row's `check:` runs before the iterator is built, as CPU checks
+    arguments before building its iterator."""
+    from ops.gen import emit_dispatch
+
+    rows = GOOD_ROW.replace("const aclTensor* self, const aclScalar* other, aclTensor* out",
+                            "const aclTensor* self, aclTensor* out")
+    config = "TensorIteratorConfig().check_all_same_dtype(false).add_output(OUT).add_const_input(self)"
+    rows = rows.replace("aten: [add.Tensor]", textwrap.dedent(f"""\
+        aten:
+          - logical_not: {{iterator: "{config}", result: "make_bool(self)"}}
+          - logical_not.out: {{iterator: "{config}", check: "frob_check(out)"}}
+          - relu_: {{iterator: "unary_op(OUT, self)"}}""").replace("\n", "\n    "))
+    code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(write_family(tmp_path, rows)))
+    built = ("at::TensorIterator op = at::TensorIteratorConfig().check_all_same_dtype(false).add_output({})"
+             ".add_const_input(self).build();")
+    assert built.format("result") in code
+    assert code.index("frob_check(out);") < code.index(built.format("out"))
+    assert "at::TensorIterator op = at::TensorIterator::unary_op(self, self);" in code

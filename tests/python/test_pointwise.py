@@ -19,6 +19,7 @@ differ: float32 gelu(+inf) is nan on some machines).
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 import torch
@@ -148,16 +149,118 @@ def test_unary_forms(op):
     x_ = x.clone()
     fn_(x_.t()[::2])
     close(y, x_, True)
-    # PyTorch computes in the input's dtype, then casts into out's.
+    # A float64 out=: ops built on unary_float_op / logical_not's iterator
+    # compute in the input's dtype, then cast into out's; the others (abs,
+    # floor, bitwise_not: unary_op) refuse another dtype, as on CPU.
     out = torch.empty(0, dtype=torch.float64, device="npu")
+    try:
+        fn(x, out=torch.empty(0, dtype=torch.float64))
+    except RuntimeError as cpu_error:
+        with pytest.raises(RuntimeError, match=re.escape(str(cpu_error))):
+            fn(x.npu(), out=out)
+        return
     fn(x.npu(), out=out)
     assert out.dtype == torch.float64
     close(out.to(fn(x).dtype), fn(x), True)
 
 
+# sqrt and reciprocal are correctly rounded on every ISA, and their float32
+# and float64 results differ on these inputs: comparing exactly shows in which
+# dtype npu computed.
+EXACT_FLOAT_OPS = {"sqrt": (torch.sqrt, "aclnnSqrt"), "reciprocal": (torch.reciprocal, "aclnnReciprocal")}
+SMALL_INTS = torch.tensor([2, 3, 7, 10], dtype=torch.int32)
+
+
+@pytest.mark.parametrize("name", EXACT_FLOAT_OPS, ids=str)
+@pytest.mark.parametrize("dtype", [torch.int32, torch.float32], ids=str)
+def test_wider_out_gets_the_result_dtype_value_in_one_launch(name, dtype):
+    """out= of a wider dtype: computed in the result dtype (float32), then
+    converted, as CPU does; by the one aclnn launch, no temporary and copy."""
+    op, aclnn = EXACT_FLOAT_OPS[name]
+    x = SMALL_INTS.to(dtype)
+    expected = op(x, out=torch.empty(0, dtype=torch.float64))
+    assert not torch.equal(expected, op(x.double()))
+    x_npu, out = x.npu(), torch.empty(0, dtype=torch.float64, device="npu")
+    npu_emu.debug.reset_reports()
+    op(x_npu, out=out)
+    assert torch.equal(out.cpu(), expected)
+    assert npu_emu._C._native_counts() == {aclnn: 1}
+
+
+@pytest.mark.parametrize("name", EXACT_FLOAT_OPS, ids=str)
+def test_integers_promote_to_the_default_float_dtype(name):
+    op, _ = EXACT_FLOAT_OPS[name]
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        expected = op(SMALL_INTS)
+        assert expected.dtype == torch.float64
+        got = op(SMALL_INTS.npu())
+        assert got.dtype == torch.float64 and torch.equal(got.cpu(), expected)
+        # Computed in float64, then rounded into a float32 out.
+        out = torch.empty(0, dtype=torch.float32, device="npu")
+        op(SMALL_INTS.npu(), out=out)
+        assert torch.equal(out.cpu(), op(SMALL_INTS, out=torch.empty(0, dtype=torch.float32)))
+    finally:
+        torch.set_default_dtype(previous)
+
+
+def test_abs_of_complex_into_a_real_out_is_one_launch():
+    z = torch.tensor([3 + 4j, 2j, -1 + 0j], dtype=torch.complex64)  # |z| exact: 5, 2, 1
+    z_npu, out = z.npu(), torch.empty(0, dtype=torch.float64, device="npu")
+    npu_emu.debug.reset_reports()
+    torch.abs(z_npu, out=out)
+    assert torch.equal(out.cpu(), torch.tensor([5.0, 2.0, 1.0], dtype=torch.float64))
+    assert npu_emu._C._native_counts() == {"aclnnAbs": 1}
+    close(torch.abs(z_npu), torch.abs(z))
+    # A complex self's real result is laid out like self, as CPU's empty_like makes it.
+    w = make_tensor((3, 4), torch.complex64, 5).t()
+    assert torch.abs(w.npu()).stride() == torch.abs(w).stride() != torch.abs(w.contiguous()).stride()
+    with pytest.raises(RuntimeError, match="In-place abs is not supported for complex tensors"):
+        z_npu.abs_()
+
+
+OUT_DTYPE_REFUSED = {
+    "abs": torch.abs, "neg": torch.neg, "floor": torch.floor, "sign": torch.sign, "round": torch.round,
+    "nan_to_num": torch.nan_to_num, "gelu": lambda x, out: torch._C._nn.gelu(x, out=out),
+}
+
+
+@pytest.mark.parametrize("op", OUT_DTYPE_REFUSED.values(), ids=OUT_DTYPE_REFUSED.keys())
+def test_out_dtype_rules_are_cpus(op):
+    """Ops whose CPU kernel keeps one dtype for self and out refuse another
+    out dtype, with CPU's message, instead of casting into it."""
+    x = torch.randn(4)
+    with pytest.raises(RuntimeError) as cpu:
+        op(x, out=torch.empty(0, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match=re.escape(str(cpu.value))):
+        op(x.npu(), out=torch.empty(0, dtype=torch.float64, device="npu"))
+
+
+def test_round_decimals_of_integers_fails_like_cpu():
+    for decimals in (0, 2):
+        same_as_cpu(lambda t: torch.round(t, decimals=decimals), SMALL_INTS)
+
+
 def test_unary_layout_follows_input():
     x = torch.randn(4, 6).npu().t()
     assert torch.exp(x).stride() == torch.exp(x.cpu()).stride()
+
+
+NON_DENSE_VIEWS = {"transposed slice": lambda t: t.t()[::2], "permuted slice": lambda t: t.reshape(2, 3, 8).permute(2, 0, 1)[::2]}
+
+
+@pytest.mark.parametrize("view", NON_DENSE_VIEWS.values(), ids=NON_DENSE_VIEWS.keys())
+@pytest.mark.parametrize("op", ["exp", "abs", "neg", "sign", "relu", "logical_not", "isnan", "isinf", "nan_to_num"])
+def test_unary_result_of_a_non_dense_view_is_laid_out_as_on_cpu(op, view):
+    """The result's strides are what CPU's TensorIterator chooses (the input's
+    dimension order), not a contiguous tensor."""
+    x = make_tensor((6, 8), torch.float32, 6)
+    fn = getattr(torch, op)
+    expected = fn(view(x))
+    got = fn(view(x.npu()))
+    assert got.stride() == expected.stride()
+    close(got, expected)
 
 
 # ---- binary --------------------------------------------------------------------
@@ -414,7 +517,10 @@ def test_dtype_gaps_go_through_the_counted_fallback():
     close(out, torch.sin(z), True)
     assert npu_emu.fallback_report() == {"aten::sin": 1, "aten::sin.out": 1}
     npu_emu._C._set_fallback_mode("error")
-    with pytest.raises(NotImplementedError, match="unsupported dtype complex64"):
+    # Decided from the table before launching: the message names the schema,
+    # the aclnn op and the dtype.
+    with pytest.raises(NotImplementedError, match="^sin cannot run natively on npu: aclnnSin does not support "
+                                                  "dtype complex64"):
         torch.sin(z.npu())
     # Dtypes the kernels cover never reach it.
     assert torch.sin(z.real.npu()).device.type == "npu"
