@@ -125,25 +125,6 @@
 
 // Reductions, scans, indexing, shape and sort.
 #define NPU_ACLNN_REDUCE_INDEX_OPS(X)    \
-  X(aclnnReduceSum)                      \
-  X(aclnnMean)                           \
-  X(aclnnProd)                           \
-  X(aclnnProdDim)                        \
-  X(aclnnAmax)                           \
-  X(aclnnAmin)                           \
-  X(aclnnMaxDim)                         \
-  X(aclnnMinDim)                         \
-  X(aclnnArgMax)                         \
-  X(aclnnArgMin)                         \
-  X(aclnnVar)                            \
-  X(aclnnVarCorrection)                  \
-  X(aclnnStd)                            \
-  X(aclnnNorm)                           \
-  X(aclnnAll)                            \
-  X(aclnnAny)                            \
-  X(aclnnLogSumExp)                      \
-  X(aclnnCumsum)                         \
-  X(aclnnCumprod)                        \
   X(aclnnIndexSelect)                    \
   X(aclnnGather)                         \
   X(aclnnScatter)                        \

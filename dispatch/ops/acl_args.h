@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 #include <utility>
 
 #include <ATen/Tensor.h>
@@ -103,6 +104,10 @@ struct AclArg<std::optional<at::Scalar>> : AclScalar {
 };
 template <>
 struct AclArg<at::IntArrayRef> : AclIntArray {
+  using AclIntArray::AclIntArray;
+};
+template <>
+struct AclArg<std::vector<int64_t>> : AclIntArray {
   using AclIntArray::AclIntArray;
 };
 template <>
