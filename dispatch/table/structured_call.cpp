@@ -19,8 +19,8 @@ void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef st
                 const at::TensorOptions& options) {
   TORCH_CHECK(options.dtype() == out.dtype(), "out= tensor has dtype ", out.dtype(), " but the op produces ",
               options.dtype());
-  TORCH_CHECK(options.device() == out.device(), "out= tensor is on ", out.device(), " but the op runs on ",
-              options.device());
+  TORCH_CHECK(options.device() == out.device(), "Expected all tensors to be on the same device, but found the out= "
+              "tensor on ", out.device(), " while the op runs on ", options.device());
   if (at::native::resize_output(out, sizes)) {
     // A resized out takes the layout the op prefers; an out that already fit
     // keeps its own strides (the meta function's strides are a hint).

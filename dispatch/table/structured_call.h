@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include <ATen/ATen.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/TensorIterator.h>
 
 namespace npu::table {
@@ -85,6 +86,11 @@ class Out final : public Meta {
   void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
                           at::TensorOptions options) override {
     resize_out(outputs_[i], sizes, strides, options);
+    if constexpr (!std::is_base_of_v<at::TensorIteratorBase, Meta>) {
+      // An iterator refuses an out whose elements share memory itself; CPU's
+      // other out= kernels refuse it too (an expanded out cannot take results).
+      at::assert_no_internal_overlap(outputs_[i].get());
+    }
     forward_output<Meta>(*this, i, sizes, strides, options);
   }
   void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
