@@ -8,10 +8,6 @@
 #include "acl/aclnn_base.h"
 #include "acl/aclnn_ops.h"
 #include "dispatch/aclnn_op_list.h"
-#include "acl/aclnn_copy.h"
-#include "acl/aclnn_factory.h"
-#include "acl/aclnn_index.h"
-#include "acl/aclnn_reduce.h"
 
 // Runtime (libascendcl.so on Ascend).
 #define NPU_ACL_RUNTIME_SYMBOLS(X) \
@@ -59,40 +55,12 @@
   X(aclDestroyTensorList)         \
   X(aclGetViewShape)
 
-// Op pairs (libopapi.so on Ascend): list the op name once; the driver
-// resolves <name>GetWorkspaceSize and <name>. Op symbols are optional (a
-// CANN version may lack an op): ops described by an AclnnCapability
-// (dispatch/fallback/capability.h) ask NPU_ACLNN_PRESENT before launching and
-// fall back; any other op fails when first run, naming the missing symbol.
-// Pointwise, copies and factories.
-#define NPU_ACLNN_POINTWISE_OPS(X)       \
-
-// Reductions, scans, indexing, shape and sort.
-#define NPU_ACLNN_REDUCE_INDEX_OPS(X)    \
-  X(aclnnReduceSum)                      \
-  X(aclnnMean)                           \
-  X(aclnnProd)                           \
-  X(aclnnProdDim)                        \
-  X(aclnnAmax)                           \
-  X(aclnnAmin)                           \
-  X(aclnnMaxDim)                         \
-  X(aclnnMinDim)                         \
-  X(aclnnArgMax)                         \
-  X(aclnnArgMin)                         \
-  X(aclnnVar)                            \
-  X(aclnnVarCorrection)                  \
-  X(aclnnStd)                            \
-  X(aclnnNorm)                           \
-  X(aclnnAll)                            \
-  X(aclnnAny)                            \
-  X(aclnnLogSumExp)                      \
-  X(aclnnCumsum)                         \
-  X(aclnnCumprod)                        \
-
-#define NPU_ACLNN_OPS(X)     \
-  NPU_ACLNN_TABLE_OPS(X)       \
-  NPU_ACLNN_POINTWISE_OPS(X)    \
-  NPU_ACLNN_REDUCE_INDEX_OPS(X)
+// Op pairs (libopapi.so on Ascend): every aclnn op of the op table
+// (ops/table/*.yaml, generated into NPU_ACLNN_TABLE_OPS); the driver resolves
+// <name>GetWorkspaceSize and <name>. Op symbols are optional: whether an op
+// can run is decided before launching (dispatch/fallback/capability.h), so a
+// CANN without one falls back to the CPU instead of failing mid-launch.
+#define NPU_ACLNN_OPS(X) NPU_ACLNN_TABLE_OPS(X)
 
 // Emulator-only extensions: optional, absent on real CANN.
 #define NPU_ACL_EMU_SYMBOLS(X) \

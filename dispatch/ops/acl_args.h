@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 #include <utility>
 #include <vector>
 
@@ -104,6 +105,10 @@ struct AclArg<std::optional<at::Scalar>> : AclScalar {
 };
 template <>
 struct AclArg<at::IntArrayRef> : AclIntArray {
+  using AclIntArray::AclIntArray;
+};
+template <>
+struct AclArg<std::vector<int64_t>> : AclIntArray {
   using AclIntArray::AclIntArray;
 };
 template <>

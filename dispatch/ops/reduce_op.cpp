@@ -1,6 +1,5 @@
 #include "dispatch/ops/reduce_op.h"
 
-#include <ATen/WrapDimUtils.h>
 #include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/native/Resize.h>
 
@@ -20,12 +19,7 @@ void check_npu(const char* op, const char* arg, const at::Tensor& t) {
               " on ", t.device());
 }
 
-ReduceInput reduce_input(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
-                         bool empty_dims_reduce_nothing) {
-  if (empty_dims_reduce_nothing && dim.has_value() && dim->empty()) {
-    // Reducing a new leading dim of size 1 changes nothing but the dtype.
-    return {self.unsqueeze(0), {0}, false, self.sizes().vec()};
-  }
+ReduceInput reduce_input(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim) {
   const auto mask = at::native::make_dim_mask(dim, self.dim());
   const auto shape = at::native::shape_from_dim_mask(self, mask, keepdim);
   ReduceInput in{at_least_1d(self), {}, keepdim, std::vector<int64_t>(shape.begin(), shape.end())};
@@ -35,19 +29,6 @@ ReduceInput reduce_input(const at::Tensor& self, at::OptionalIntArrayRef dim, bo
   } else {
     for (int64_t d = 0; d < self.dim(); ++d) {
       if (mask[d]) in.dims.push_back(d);
-    }
-  }
-  return in;
-}
-
-ReduceInput reduce_input(const at::Tensor& self, int64_t dim, bool keepdim) {
-  const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
-  ReduceInput in{at_least_1d(self), {wrapped}, keepdim && self.dim() > 0, self.sizes().vec()};
-  if (self.dim() > 0) {
-    if (keepdim) {
-      in.shape[wrapped] = 1;
-    } else {
-      in.shape.erase(in.shape.begin() + wrapped);
     }
   }
   return in;
@@ -77,7 +58,7 @@ namespace {
 
 ReduceInput checked_input(const Reduction& r, const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim) {
   check_npu(r.name, "self", self);
-  ReduceInput in = reduce_input(self, dim, keepdim, r.empty_dims_reduce_nothing);
+  ReduceInput in = reduce_input(self, dim, keepdim);
   if (r.needs_elements && self.numel() == 0) {
     const bool all_dims = !dim.has_value() || dim->empty();
     at::native::zero_numel_check_dims(self, all_dims ? at::IntArrayRef() : *dim, r.name);

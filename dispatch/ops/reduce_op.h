@@ -1,6 +1,8 @@
-// The shared shape of PyTorch reductions on npu: which dims, the result's
-// shape and dtype, out= resizing and casting, 0-dim and empty inputs. Each op
-// supplies only its dtype rule and its aclnn launch.
+// The shared shape of the reductions PyTorch gives no meta function (max(),
+// logsumexp, var/std; see dispatch/ops/reductions.cpp): which dims, the
+// result's shape and dtype, out= resizing and casting, 0-dim and empty inputs.
+// Each op supplies only its dtype rule and its aclnn launch. The out= helpers
+// also serve other hand-written ops.
 #pragma once
 
 #include <functional>
@@ -19,12 +21,7 @@ struct ReduceInput {
   bool keepdim = false;
   std::vector<int64_t> shape;  // the result's shape (for the original self)
 };
-// `empty_dims_reduce_nothing`: dim=[] leaves self as it is (all, any) instead
-// of reducing everything.
-ReduceInput reduce_input(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
-                         bool empty_dims_reduce_nothing = false);
-// The same for ops over one dim (prod.dim_int, max.dim, argmax, cumsum).
-ReduceInput reduce_input(const at::Tensor& self, int64_t dim, bool keepdim);
+ReduceInput reduce_input(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim);
 
 // Writes a result of `shape` and `dtype` into `out` with out= semantics:
 // resized, launched into directly when out has `dtype`, else computed in a
@@ -47,8 +44,7 @@ struct Reduction {
       result_dtype;
   // out = op(self over dims), out already of the result's dtype and shape.
   std::function<void(const at::Tensor& self, at::IntArrayRef dims, bool keepdim, const at::Tensor& out)> launch;
-  bool needs_elements = false;  // no identity (amax): reduced dims must be non-empty
-  bool empty_dims_reduce_nothing = false;  // dim=[] is no reduction (all, any)
+  bool needs_elements = false;  // no identity (max()): reduced dims must be non-empty
 };
 
 at::Tensor reduce(const Reduction& r, const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include <ATen/ATen.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/TensorIterator.h>
 
 namespace npu::table {
@@ -42,6 +43,7 @@ void forward_output(Meta& meta, int64_t i, at::IntArrayRef sizes, at::IntArrayRe
 template <size_t N>
 class NewOutputs {  // functional: made as the meta function asks
  public:
+  static constexpr bool kOutArguments = false;
   void set(size_t i, at::IntArrayRef sizes, at::IntArrayRef strides, const at::TensorOptions& options) {
     tensors_[i] = create_out(sizes, strides, options);
   }
@@ -54,6 +56,7 @@ class NewOutputs {  // functional: made as the meta function asks
 template <size_t N, bool kInplace>
 class GivenOutputs {  // in-place (self, which must fit) or out= (resized to fit)
  public:
+  static constexpr bool kOutArguments = !kInplace;
   template <class... Outs>
   explicit GivenOutputs(Outs&... outs) : tensors_{std::ref(outs)...} {}
   void set(size_t i, at::IntArrayRef sizes, at::IntArrayRef strides, const at::TensorOptions& options) {
@@ -77,6 +80,11 @@ class StructuredCall final : public Meta {
   void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
                           at::TensorOptions options) override {
     outputs_.set(i, sizes, strides, options);
+    if constexpr (Outputs::kOutArguments && !std::is_base_of_v<at::TensorIteratorBase, Meta>) {
+      // An iterator refuses an out whose elements share memory itself; CPU's
+      // other out= kernels refuse it too (an expanded out cannot take results).
+      at::assert_no_internal_overlap(outputs_.get(i));
+    }
     forward_output<Meta>(*this, i, sizes, strides, options);
   }
   void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
@@ -129,6 +137,11 @@ c10::SmallVector<at::ScalarType, 4> operand_dtypes(at::ScalarType compute, const
   };
   (add(operands), ...);
   return out;
+}
+
+// A meta function's view of an optional Scalar argument (norm's p).
+inline at::OptionalScalarRef optional_scalar_ref(const std::optional<at::Scalar>& s) {
+  return s ? at::OptionalScalarRef(&*s) : at::OptionalScalarRef();
 }
 
 // An empty npu tensor of `dtype` on the device of the first npu tensor among

@@ -153,16 +153,39 @@ class Wrapper:
         maker = "std::make_tuple" if self.kind == "functional" else "std::forward_as_tuple"
         return f"{maker}({', '.join(outs)})"
 
+    @staticmethod
+    def mapped_inputs(op: Op, use: AtenUse) -> list[str]:
+        """Input tensor parameters given by a `map:` expression: each is
+        evaluated once, into a local named map_<param>, before the launch."""
+        return [p.name for p in op.params if p.name in use.map and p.ctype == "const aclTensor*"]
+
+    def operand_exprs(self, op: Op, use: AtenUse) -> list[str]:
+        """The tensors the op reads, as the launch passes them (mapped or the
+        schema's own arguments), for the capability check."""
+        tensor_args = {n for t, n in self.args if t == "const at::Tensor &"}
+        mapped = set(self.mapped_inputs(op, use))
+        out = []
+        for p in op.params:
+            if p.ctype != "const aclTensor*":
+                continue
+            if p.name in mapped:
+                out.append(f"map_{p.name}")
+            elif p.name not in use.map and p.name in tensor_args:
+                out.append(p.name)
+        return out
+
     def launch_args(self, op: Op, use: AtenUse, on_device: bool) -> list[str]:
         names = set(self.arg_names())
         tensor_args = {n for t, n in self.args if t == "const at::Tensor &"}
+        mapped = set(self.mapped_inputs(op, use))
         outs = self.outputs()
         exprs, out_i = [], 0
         for p in op.params:
             if p.name in use.map:
-                e = use.map[p.name]
+                e = f"map_{p.name}" if p.name in mapped else use.map[p.name]
                 exprs.append(f"npu::table::device_operand({e}, device, compute)"
                              if on_device and p.kind == "tensor" and not p.is_output else e)
+                out_i += p.is_output  # a mapped output stands for the schema's (e.g. a view of it)
             elif p.is_output:
                 if out_i >= len(outs):
                     raise TableError(f"{self.where}: {op.aclnn} has more outputs than the schema returns")
@@ -218,8 +241,9 @@ class Wrapper:
     def emit_launches(self, body: list[str], on_device: bool) -> None:
         for op, use in self.uses:
             dtype = use.compute_dtype or "compute"
-            inputs = "".join(f", {n}" for t, n in self.args if t == "const at::Tensor &")
-            launch = (f'    if (npu::run_native(npu::table::caps::{op.aclnn}, "{self.schema}", '
+            inputs = "".join(f", {e}" for e in self.operand_exprs(op, use))
+            hoisted = "".join(f"    const at::Tensor map_{n} = {use.map[n]};\n" for n in self.mapped_inputs(op, use))
+            launch = (hoisted + f'    if (npu::run_native(npu::table::caps::{op.aclnn}, "{self.schema}", '
                       f'npu::table::operand_dtypes({dtype}{inputs}))) {{\n'
                       f"      NPU_RUN({op.aclnn}, {', '.join(self.launch_args(op, use, on_device and not use.when))});\n"
                       f"      return {self.result()};\n    }}\n")

@@ -315,3 +315,45 @@ def test_iterator_may_be_a_config_chain_and_checks_come_before_it(tmp_path):
     assert built.format("result") in code
     assert code.index("frob_check(out);") < code.index(built.format("out"))
     assert "at::TensorIterator op = at::TensorIterator::unary_op(self, self);" in code
+
+MAPPED_ROW = """
+  - aclnn: aclnnFrobDim
+    params: const aclTensor* self, int64_t dim, bool keepdim, aclTensor* out
+    doc: out = frob(self, dim)
+    entry: frob_task(self, dim, keepdim, out)
+    dtypes: [floating]
+    aten:
+      - argmax: {map: {self: "flat(self, dim)", dim: "dim.value_or(0)", out: "scalar_view(op.output(0), dim)"}}
+"""
+
+
+def test_mapped_output_stands_for_the_schemas_output(tmp_path):
+    """A `map:` of an output parameter (a view of the meta's result) counts
+    as that output: the op writes one output and the wrapper returns the result."""
+    from ops.gen import emit_dispatch
+
+    code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(write_family(tmp_path, MAPPED_ROW)))
+    assert "scalar_view(op.output(0), dim))" in code
+    assert "return std::move(op.output(0));" in code
+
+
+def test_mapped_input_is_evaluated_once_and_checked_as_launched(tmp_path):
+    """A mapped input tensor (e.g. a reshape or |z| of a complex self) is made
+    once, and the capability check sees that tensor, not the schema's."""
+    from ops.gen import emit_dispatch
+
+    code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(write_family(tmp_path, MAPPED_ROW)))
+    assert code.count("flat(self, dim)") == 1
+    assert "const at::Tensor map_self = flat(self, dim);" in code
+    assert "operand_dtypes(compute, map_self)" in code
+    assert "NPU_RUN(aclnnFrobDim, map_self," in code
+
+
+def test_optional_scalar_reaches_meta_as_a_ref(tmp_path):
+    from ops.gen import emit_dispatch
+
+    row = MAPPED_ROW.replace("- argmax: {map: {self: \"flat(self, dim)\", dim: \"dim.value_or(0)\", "
+                             "out: \"scalar_view(op.output(0), dim)\"}}",
+                             "- norm.ScalarOpt_dim: {map: {dim: \"dim[0]\"}}")
+    code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(write_family(tmp_path, row)))
+    assert "op.meta(self, npu::table::optional_scalar_ref(p), dim, keepdim);" in code

@@ -292,3 +292,42 @@ def test_autograd_through_native_reductions():
         fn(b).backward()
         torch.testing.assert_close(b.grad.cpu(), a.grad)
     assert_not_in_fallback(before, ["sum", "mean", "amax", "logsumexp", "cumsum"])
+
+
+# ---- wide unsigned inputs: the table's dtypes decide, as CPU does ------------------
+
+WIDE_UNSIGNED = [torch.uint16, torch.uint32, torch.uint64]
+
+
+@pytest.mark.parametrize("dtype", WIDE_UNSIGNED)
+@pytest.mark.parametrize("op", ["sum", "sum_dim", "prod", "prod_dim", "cumsum", "cumprod", "all", "any"])
+def test_wide_unsigned_accumulations_run_natively(op, dtype):
+    """The sum/prod/scan/logical entries read every dtype (they convert into
+    the compute dtype), so wide unsigned inputs stay native and equal CPU."""
+    fns = {
+        "sum": lambda t: t.sum(), "sum_dim": lambda t: t.sum(1, keepdim=True), "prod": lambda t: t.prod(),
+        "prod_dim": lambda t: t.prod(0), "cumsum": lambda t: t.cumsum(1), "cumprod": lambda t: t.cumprod(0),
+        "all": lambda t: t.all(1), "any": lambda t: t.any(),
+    }
+    x = torch.tensor([[1, 2, 3], [4, 0, 6]], dtype=dtype)
+    cpu = fns[op](x)
+    npu = fns[op](x.npu())
+    assert npu.dtype == cpu.dtype
+    assert torch.equal(npu.cpu(), cpu)
+
+
+@pytest.mark.parametrize("dtype", WIDE_UNSIGNED)
+@pytest.mark.parametrize("op", ["amax", "max_dim", "min_dim", "argmax", "argmin", "max"])
+def test_ordered_reductions_refuse_wide_unsigned_like_cpu(op, dtype):
+    """CPU has no max/argmax kernels for uint16/32/64: npu must not return a
+    result either (the table's dtypes send it to the fallback, which refuses
+    here with one clear error) instead of computing what CPU cannot."""
+    fns = {
+        "amax": lambda t: t.amax(0), "max_dim": lambda t: t.max(1), "min_dim": lambda t: t.min(0),
+        "argmax": lambda t: t.argmax(), "argmin": lambda t: t.argmin(1), "max": lambda t: t.max(),
+    }
+    x = torch.tensor([[1, 2, 3], [4, 0, 6]], dtype=dtype)
+    with pytest.raises(RuntimeError):
+        fns[op](x)
+    with pytest.raises(RuntimeError):
+        fns[op](x.npu())
