@@ -139,11 +139,6 @@ c10::SmallVector<at::ScalarType, 4> operand_dtypes(at::ScalarType compute, const
   return out;
 }
 
-// A meta function's view of an optional Scalar argument (norm's p).
-inline at::OptionalScalarRef optional_scalar_ref(const std::optional<at::Scalar>& s) {
-  return s ? at::OptionalScalarRef(&*s) : at::OptionalScalarRef();
-}
-
 // An empty npu tensor of `dtype` on the device of the first npu tensor among
 // `operands`, for an iterator to resize (ops whose result dtype is fixed).
 at::Tensor new_output(at::ScalarType dtype, const at::Tensor& a, const at::Tensor& b);

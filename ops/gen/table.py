@@ -258,6 +258,14 @@ def _check_keys(mapping: dict, allowed: dict, where: str) -> None:
             raise TableError(f"{where}: unknown key '{key}'; allowed: " + ", ".join(allowed))
 
 
+def _check_row(row: dict, allowed: dict, required, where: str) -> None:
+    """Unknown keys and missing required ones are errors naming what is allowed."""
+    _check_keys(row, allowed, where)
+    for key in required:
+        if key not in row:
+            raise TableError(f"{where}: missing '{key}' ({allowed[key]})")
+
+
 def _aten_use(item, where: str) -> AtenUse:
     if isinstance(item, str):
         return AtenUse(item)
@@ -274,10 +282,7 @@ def _aten_use(item, where: str) -> AtenUse:
 
 
 def _op(family: str, row: dict, where: str) -> Op:
-    _check_keys(row, ROW_KEYS, where)
-    for key in ("aclnn", "params", "doc", "entry", "dtypes"):
-        if key not in row:
-            raise TableError(f"{where}: missing '{key}' ({ROW_KEYS[key]})")
+    _check_row(row, ROW_KEYS, ("aclnn", "params", "doc", "entry", "dtypes"), where)
     name = row["aclnn"]
     if not (isinstance(name, str) and name.startswith("aclnn") and _IDENT.match(name)):
         raise TableError(f"{where}: aclnn name '{name}' must be an identifier starting with 'aclnn'")
@@ -313,10 +318,7 @@ def load_family(path: pathlib.Path) -> Family:
     regs = []
     for i, row in enumerate(data.get("registrations") or []):
         w = f"{where}: registrations[{i}]"
-        _check_keys(row, REGISTRATION_KEYS, w)
-        for key in REQUIRED_REGISTRATION_KEYS:
-            if key not in row:
-                raise TableError(f"{w}: missing '{key}' ({REGISTRATION_KEYS[key]})")
+        _check_row(row, REGISTRATION_KEYS, REQUIRED_REGISTRATION_KEYS, w)
         keys = list(row.get("keys") or ["PrivateUse1"])
         for k in keys:
             if k not in DISPATCH_KEYS:
@@ -328,10 +330,7 @@ def load_family(path: pathlib.Path) -> Family:
     functions = []
     for i, row in enumerate(data.get("functions") or []):
         w = f"{where}: functions[{i}]"
-        _check_keys(row, FUNCTION_KEYS, w)
-        for key in FUNCTION_KEYS:
-            if key not in row:
-                raise TableError(f"{w}: missing '{key}' ({FUNCTION_KEYS[key]})")
+        _check_row(row, FUNCTION_KEYS, FUNCTION_KEYS, w)
         if not (isinstance(row["name"], str) and row["name"].startswith("aclnn") and _IDENT.match(row["name"])):
             raise TableError(f"{w}: function name '{row['name']}' must be an identifier starting with 'aclnn'")
         functions.append(Function(row["name"], parse_params(row["params"], f"{w} ({row['name']})",

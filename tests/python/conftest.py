@@ -47,3 +47,11 @@ def delay_us():
     yield set_delay
     npu_emu._C._set_kernel_delay_us(0)
     torch.npu.synchronize()
+
+
+@pytest.fixture
+def fallback_mode():
+    """Sets the fallback mode for one test and restores the previous one."""
+    previous = npu_emu._C._fallback_mode()
+    yield npu_emu._C._set_fallback_mode
+    npu_emu._C._set_fallback_mode(previous)

@@ -27,14 +27,6 @@ from npu_subprocess import run_python
 REDUCED_STANDIN = Path(os.environ.get("NPU_EMU_BUILD_DIR", REPO / "build")) / "vendor_standin_reduced"
 
 
-@pytest.fixture
-def fallback_mode():
-    """Sets the fallback mode for one test and restores the previous one."""
-    previous = npu_emu._C._fallback_mode()
-    yield npu_emu._C._set_fallback_mode
-    npu_emu._C._set_fallback_mode(previous)
-
-
 @pytest.fixture(autouse=True)
 def _allow_and_reset_counters(fallback_mode):
     fallback_mode("allow")

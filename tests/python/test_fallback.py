@@ -22,14 +22,6 @@ def fallback_count(op: str) -> int:
     return npu_emu.fallback_report().get(op, 0)
 
 
-@pytest.fixture
-def fallback_mode():
-    """Sets the fallback mode for one test and restores the previous one."""
-    previous = npu_emu._C._fallback_mode()
-    yield npu_emu._C._set_fallback_mode
-    npu_emu._C._set_fallback_mode(previous)
-
-
 @pytest.fixture(autouse=True)
 def _allow(fallback_mode):
     fallback_mode("allow")

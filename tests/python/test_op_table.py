@@ -176,7 +176,9 @@ def test_optional_arguments_reach_the_meta_function_as_optional_refs(tmp_path):
             "(max.has_value() ? at::OptionalScalarRef(&(max.value())) : at::OptionalScalarRef()));") in code
     assert ("((min.has_value() && (*min).defined()) ? at::OptionalTensorRef(*min) : at::OptionalTensorRef())"
             in code)
-    assert "min, max, out);" in code and "(*min, device, compute), self);" in code
+    assert "min, max, out);" in code
+    assert "const at::Tensor map_lo = *min;" in code and "(map_lo, device, compute), self);" in code
+
 
 def test_inplace_op_const_self_is_staged_as_written(tmp_path):
     """CANN's aclnnInplace* ops declare the tensor they write `const aclTensor*`:
@@ -356,4 +358,5 @@ def test_optional_scalar_reaches_meta_as_a_ref(tmp_path):
                              "out: \"scalar_view(op.output(0), dim)\"}}",
                              "- norm.ScalarOpt_dim: {map: {dim: \"dim[0]\"}}")
     code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(write_family(tmp_path, row)))
-    assert "op.meta(self, npu::table::optional_scalar_ref(p), dim, keepdim);" in code
+    assert ("op.meta(self, (p.has_value() ? at::OptionalScalarRef(&(p.value())) : at::OptionalScalarRef()), "
+            "dim, keepdim);") in code
