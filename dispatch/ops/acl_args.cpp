@@ -53,10 +53,6 @@ AclTensor::AclTensor(const at::Tensor& t) {
 
 AclTensor::AclTensor(const std::optional<at::Tensor>& t) : AclTensor(t.has_value() ? *t : at::Tensor()) {}
 
-AclTensor::~AclTensor() {
-  if (handle_ != nullptr) driver::driver().aclDestroyTensor(handle_);
-}
-
 namespace {
 
 aclScalar* create_scalar(const at::Scalar& s) {
@@ -85,27 +81,19 @@ at::Scalar convert_scalar(const at::Scalar& s, at::ScalarType as) {
 
 }  // namespace
 
-AclScalar::AclScalar(const at::Scalar& s) : handle_(create_scalar(s)) {
+AclScalar::AclScalar(const at::Scalar& s) : AclOwner(create_scalar(s)) {
   TORCH_CHECK(handle_ != nullptr, "aclCreateScalar failed");
 }
 
 AclScalar::AclScalar(const at::Scalar& s, at::ScalarType as) : AclScalar(convert_scalar(s, as)) {}
 
-AclScalar::AclScalar(const std::optional<at::Scalar>& s) : handle_(s ? create_scalar(*s) : nullptr) {
+AclScalar::AclScalar(const std::optional<at::Scalar>& s) : AclOwner(s ? create_scalar(*s) : nullptr) {
   TORCH_CHECK(!s || handle_ != nullptr, "aclCreateScalar failed");
 }
 
-AclScalar::~AclScalar() {
-  if (handle_ != nullptr) driver::driver().aclDestroyScalar(handle_);
-}
-
 AclIntArray::AclIntArray(at::IntArrayRef values)
-    : handle_(NPU_ACL(aclCreateIntArray)(values.data(), values.size())) {
+    : AclOwner(NPU_ACL(aclCreateIntArray)(values.data(), values.size())) {
   TORCH_CHECK(handle_ != nullptr, "aclCreateIntArray failed");
-}
-
-AclIntArray::~AclIntArray() {
-  if (handle_ != nullptr) driver::driver().aclDestroyIntArray(handle_);
 }
 
 AclTensorList::AclTensorList(at::ITensorListRef tensors) {
@@ -120,8 +108,9 @@ AclTensorList::AclTensorList(at::ITensorListRef tensors) {
   for (auto& o : owners) o.release();  // the list owns them now
 }
 
-AclTensorList::~AclTensorList() {
-  if (handle_ != nullptr) driver::driver().aclDestroyTensorList(handle_);
-}
+void destroy_acl(aclTensor* handle) { driver::driver().aclDestroyTensor(handle); }
+void destroy_acl(aclScalar* handle) { driver::driver().aclDestroyScalar(handle); }
+void destroy_acl(aclIntArray* handle) { driver::driver().aclDestroyIntArray(handle); }
+void destroy_acl(aclTensorList* handle) { driver::driver().aclDestroyTensorList(handle); }
 
 }  // namespace npu::ops

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <optional>
-#include <vector>
 #include <utility>
 #include <vector>
 
@@ -15,68 +14,56 @@ namespace npu::ops {
 
 aclDataType to_acl_dtype(at::ScalarType type);
 
+// Destroys a description through the driver table.
+void destroy_acl(aclTensor* handle);
+void destroy_acl(aclScalar* handle);
+void destroy_acl(aclIntArray* handle);
+void destroy_acl(aclTensorList* handle);
+
+// What every description owner shares: move-only ownership of one handle.
+template <class Handle>
+class AclOwner {
+ public:
+  AclOwner(AclOwner&& o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
+  AclOwner(const AclOwner&) = delete;
+  AclOwner& operator=(const AclOwner&) = delete;
+  AclOwner& operator=(AclOwner&&) = delete;
+  ~AclOwner() {
+    if (handle_ != nullptr) destroy_acl(handle_);
+  }
+  Handle* get() const { return handle_; }
+  // Gives up ownership (an aclTensorList destroys the tensors it holds).
+  Handle* release() { return std::exchange(handle_, nullptr); }
+
+ protected:
+  explicit AclOwner(Handle* handle = nullptr) : handle_(handle) {}
+  Handle* handle_ = nullptr;
+};
+
 // Owns one aclTensor describing `t` (its view, its storage and format).
-class AclTensor {
+class AclTensor : public AclOwner<aclTensor> {
  public:
   explicit AclTensor(const at::Tensor& t);
   explicit AclTensor(const std::optional<at::Tensor>& t);  // null for nullopt/undefined
-  ~AclTensor();
-  AclTensor(AclTensor&& o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
-  AclTensor(const AclTensor&) = delete;
-  AclTensor& operator=(const AclTensor&) = delete;
-  AclTensor& operator=(AclTensor&&) = delete;
-  aclTensor* get() const { return handle_; }
-  // Gives up ownership (to an aclTensorList, which destroys its tensors).
-  aclTensor* release() { return std::exchange(handle_, nullptr); }
-
- private:
-  aclTensor* handle_ = nullptr;
 };
 
 // Owns one aclScalar holding `s` in its own type (double, int64, bool, complex).
-class AclScalar {
+class AclScalar : public AclOwner<aclScalar> {
  public:
   explicit AclScalar(const at::Scalar& s);
-  AclScalar(const at::Scalar& s, at::ScalarType as);  // converted to `as` first
+  AclScalar(const at::Scalar& s, at::ScalarType as);        // converted to `as` first
   explicit AclScalar(const std::optional<at::Scalar>& s);  // null for nullopt (an absent clamp bound)
-  ~AclScalar();
-  AclScalar(AclScalar&& o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
-  AclScalar(const AclScalar&) = delete;
-  AclScalar& operator=(const AclScalar&) = delete;
-  AclScalar& operator=(AclScalar&&) = delete;
-  aclScalar* get() const { return handle_; }
-
- private:
-  aclScalar* handle_ = nullptr;
 };
 
-class AclIntArray {
+class AclIntArray : public AclOwner<aclIntArray> {
  public:
   explicit AclIntArray(at::IntArrayRef values);
-  ~AclIntArray();
-  AclIntArray(AclIntArray&& o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
-  AclIntArray(const AclIntArray&) = delete;
-  AclIntArray& operator=(const AclIntArray&) = delete;
-  AclIntArray& operator=(AclIntArray&&) = delete;
-  aclIntArray* get() const { return handle_; }
-
- private:
-  aclIntArray* handle_ = nullptr;
 };
 
 // Owns an aclTensorList (which owns its tensors).
-class AclTensorList {
+class AclTensorList : public AclOwner<aclTensorList> {
  public:
   explicit AclTensorList(at::ITensorListRef tensors);
-  ~AclTensorList();
-  AclTensorList(AclTensorList&& o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
-  AclTensorList(const AclTensorList&) = delete;
-  AclTensorList& operator=(const AclTensorList&) = delete;
-  AclTensorList& operator=(AclTensorList&&) = delete;
-  aclTensorList* get() const { return handle_; }
-
- private:
-  aclTensorList* handle_ = nullptr;
 };
 
 // How each C++ argument of run_aclnn becomes an ACL argument: tensors,
