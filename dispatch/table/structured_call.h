@@ -129,7 +129,7 @@ bool is_cpu_scalar(const at::Tensor& t);
 template <class... Tensors>
 c10::SmallVector<at::ScalarType, 4> operand_dtypes(at::ScalarType compute, const Tensors&... operands) {
   c10::SmallVector<at::ScalarType, 4> out{compute};
-  auto add = [&](const at::Tensor& t) {
+  [[maybe_unused]] auto add = [&](const at::Tensor& t) {
     if (!t.defined() || is_cpu_scalar(t)) return;
     const at::ScalarType d = t.scalar_type();
     const bool read_as_is = at::isComplexType(d) || d == at::kUInt16 || d == at::kUInt32 || d == at::kUInt64;
