@@ -1,6 +1,6 @@
-// The counted CPU fallback, and calling it from a native kernel for operand
-// dtypes the emulator's kernels do not cover (complex sin, say): those are
-// fallbacks like any other op without a kernel, not errors.
+// The counted CPU fallback. Native kernels that cannot run an op (a dtype its
+// kernel lacks, a symbol the ACL library lacks) decide so before launching
+// (capability.h) and call it through fallback_call.h.
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -26,34 +26,6 @@ torch::jit::Stack run_fallback(const char* schema, const Args&... args) {
   (stack.emplace_back(args), ...);
   npu_cpu_fallback(aten_op(schema), &stack);
   return stack;
-}
-
-// Runs `native()`; if the emulator refuses an operand's dtype (an aclnn entry
-// reports "unsupported dtype", which surfaces as c10::NotImplementedError
-// before anything is launched), runs aten `schema` ("exp", "fmod.Tensor")
-// through the fallback with `args` instead and returns its result. Under
-// NPU_EMU_FALLBACK=error the kernel's NotImplementedError stands.
-template <class Native, class... Args>
-at::Tensor native_or_fallback(const char* schema, Native&& native, const Args&... args) {
-  try {
-    return native();
-  } catch (const c10::NotImplementedError&) {
-    if (fallback_mode() == FallbackMode::Error) throw;  // the kernel's own "unsupported dtype"
-    return run_fallback(schema, args...).back().toTensor();
-  }
-}
-
-// The same for in-place and out= schemas: `mutated` (self or out), which the
-// fallback writes, is the result.
-template <class Native, class... Args>
-at::Tensor& native_or_fallback_into(at::Tensor& mutated, const char* schema, Native&& native, const Args&... args) {
-  try {
-    return native();
-  } catch (const c10::NotImplementedError&) {
-    if (fallback_mode() == FallbackMode::Error) throw;
-    run_fallback(schema, args...);
-    return mutated;
-  }
 }
 
 }  // namespace npu
