@@ -16,12 +16,12 @@
 #include "kernels/core/tensor_view.h"
 
 struct aclTensor {
-  std::vector<int64_t> view_dims;
-  std::vector<int64_t> strides;
+  npu::kernels::Shape view_dims;
+  npu::kernels::Shape strides;
   int64_t offset = 0;  // in elements, from `data`
   npu::model::DType dtype = npu::model::DType::Float32;
   aclFormat format = ACL_FORMAT_ND;
-  std::vector<int64_t> storage_dims;
+  npu::kernels::Shape storage_dims;
   void* data = nullptr;
 
   // The logical view kernels iterate over. Throws AclError
