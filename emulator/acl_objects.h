@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "acl/acl_base.h"
 #include "device_model/dtype.h"
 #include "kernels/core/scalar.h"
+#include "emulator/task_body.h"
 #include "kernels/core/tensor_view.h"
 
 struct aclTensor {
@@ -54,7 +54,7 @@ struct aclTensorList {
 // aclTensors right after the launch returns.
 struct aclOpExecutor {
   const char* op_name = "";  // the entry's name, a string literal
-  std::function<void()> body;
+  npu::emu::TaskBody body;
 };
 
 namespace npu::emu {

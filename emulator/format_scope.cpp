@@ -153,9 +153,11 @@ const aclTensorList* FormatScope::substitute(const ListIn& p) {
   return state_->lists.emplace_back(std::move(list)).get();
 }
 
-std::function<void()> FormatScope::wrap(std::function<void()> body) {
+TaskBody FormatScope::wrap(TaskBody body) {
   if (!state_) return body;
-  return [state = state_, body = std::move(body)] {
+  // Larger than a TaskBody's inline room: the rare private-format launch
+  // pays one allocation.
+  return [state = state_, body = std::move(body)]() mutable {
     state->before();
     body();
     state->after();

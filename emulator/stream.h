@@ -11,17 +11,18 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
+#include "emulator/task_body.h"
+
 namespace npu::emu {
 
 struct Task {
   const char* name;             // op or API name (a string literal), used in error messages
-  std::function<void()> body;   // runs on the worker thread, or on the submitting one (see submit)
+  TaskBody body;                // runs on the worker thread, or on the submitting one (see submit)
   bool is_kernel = false;       // kernels get the emulator's latency knob
   bool may_block = false;       // waits for other work (an event): never run on the submitting thread
 };

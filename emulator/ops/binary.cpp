@@ -10,8 +10,8 @@
 
 namespace npu::emu {
 
-std::function<void()> binary_task(BinaryFn op, const OperandArg& self, const OperandArg& other,
-                                  const OperandArg& alpha, aclTensor* out) {
+TaskBody binary_task(BinaryFn op, const OperandArg& self, const OperandArg& other,
+                     const OperandArg& alpha, aclTensor* out) {
   // Not const: moved into the task (each operand's view owns two vectors).
   kernels::Operand a = self.resolve(), b = other.resolve();
   const kernels::Operand alpha_arg = alpha.resolve();
@@ -36,10 +36,10 @@ BinaryFn div_mode_op(int mode) {
 }  // namespace
 
 template <class Other>
-std::function<void()> div_mod_task(const aclTensor* self, const Other* other, int mode, aclTensor* out) {
+TaskBody div_mod_task(const aclTensor* self, const Other* other, int mode, aclTensor* out) {
   return binary_task(div_mode_op(mode), self, other, out);
 }
-template std::function<void()> div_mod_task(const aclTensor*, const aclTensor*, int, aclTensor*);
-template std::function<void()> div_mod_task(const aclTensor*, const aclScalar*, int, aclTensor*);
+template TaskBody div_mod_task(const aclTensor*, const aclTensor*, int, aclTensor*);
+template TaskBody div_mod_task(const aclTensor*, const aclScalar*, int, aclTensor*);
 
 }  // namespace npu::emu

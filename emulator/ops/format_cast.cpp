@@ -129,7 +129,7 @@ aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(const aclTensor* srcTensor,
 
 namespace npu::emu {
 
-std::function<void()> format_cast_task(const aclTensor* srcTensor, aclTensor* dstTensor) {
+TaskBody format_cast_task(const aclTensor* srcTensor, aclTensor* dstTensor) {
   require_tensor(srcTensor, "srcTensor");
   require_tensor(dstTensor, "dstTensor");
   if (srcTensor->dtype != dstTensor->dtype) {
