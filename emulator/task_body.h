@@ -27,21 +27,17 @@ class TaskBody {
   template <class F, class D = std::decay_t<F>,
             class = std::enable_if_t<!std::is_same_v<D, TaskBody> && std::is_invocable_r_v<void, D&>>>
   TaskBody(F&& f) {  // NOLINT: implicit, as std::function's
-    if constexpr (std::is_same_v<D, std::nullptr_t>) {
-      return;
+    // An empty std::function or a null function pointer makes an empty body.
+    if constexpr (std::is_pointer_v<D> ||
+                  (std::is_constructible_v<bool, const D&> && !std::is_convertible_v<const D&, bool>)) {
+      if (!static_cast<bool>(f)) return;
+    }
+    if constexpr (stores_inline<D>()) {
+      ::new (static_cast<void*>(storage_)) D(std::forward<F>(f));
+      ops_ = &kOps<D, false>;
     } else {
-      // An empty std::function or a null function pointer makes an empty body.
-      if constexpr (std::is_pointer_v<D> ||
-                    (std::is_constructible_v<bool, const D&> && !std::is_convertible_v<const D&, bool>)) {
-        if (!static_cast<bool>(f)) return;
-      }
-      if constexpr (fits_inline<D>()) {
-        ::new (static_cast<void*>(storage_)) D(std::forward<F>(f));
-        ops_ = &kOps<D>;
-      } else {
-        ::new (static_cast<void*>(storage_)) Boxed<D>{std::make_unique<D>(std::forward<F>(f))};
-        ops_ = &kOps<Boxed<D>>;
-      }
+      ::new (static_cast<void*>(storage_)) Boxed<D>{std::make_unique<D>(std::forward<F>(f))};
+      ops_ = &kOps<Boxed<D>, true>;
     }
   }
 
@@ -62,6 +58,14 @@ class TaskBody {
   ~TaskBody() { reset(); }
 
   explicit operator bool() const noexcept { return ops_ != nullptr; }
+  // Whether a callable of type D is kept inside the TaskBody (no allocation).
+  template <class D>
+  static constexpr bool stores_inline() {
+    return sizeof(D) <= kInlineBytes && alignof(D) <= alignof(std::max_align_t) &&
+           std::is_nothrow_move_constructible_v<D>;
+  }
+  // Whether this body's callable is kept inside it (false when empty).
+  bool holds_inline() const noexcept { return ops_ != nullptr && !ops_->boxed; }
   // Calls the callable; throws std::bad_function_call when empty.
   void operator()() {
     if (ops_ == nullptr) throw std::bad_function_call();
@@ -73,6 +77,7 @@ class TaskBody {
     void (*call)(void* self);
     void (*move)(void* to, void* from) noexcept;  // move-constructs, then destroys `from`
     void (*destroy)(void* self) noexcept;
+    bool boxed;
   };
   // A large callable, held through one heap block.
   template <class D>
@@ -80,12 +85,7 @@ class TaskBody {
     std::unique_ptr<D> callable;
     void operator()() { (*callable)(); }
   };
-  template <class D>
-  static constexpr bool fits_inline() {
-    return sizeof(D) <= kInlineBytes && alignof(D) <= alignof(std::max_align_t) &&
-           std::is_nothrow_move_constructible_v<D>;
-  }
-  template <class D>
+  template <class D, bool IsBoxed>
   static constexpr Ops kOps{
       [](void* self) { (*static_cast<D*>(self))(); },
       [](void* to, void* from) noexcept {
@@ -93,6 +93,7 @@ class TaskBody {
         static_cast<D*>(from)->~D();
       },
       [](void* self) noexcept { static_cast<D*>(self)->~D(); },
+      IsBoxed,
   };
 
   void reset() noexcept {
