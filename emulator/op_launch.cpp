@@ -59,6 +59,7 @@ aclnnStatus launch_op(const char* api, aclOpExecutor* executor, aclrtStream stre
     if (executor == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "executor is null");
     std::unique_ptr<aclOpExecutor> owned(executor);
     Stream& s = Runtime::get().stream(stream);
+    // The body is moved once here; submit takes the task by reference.
     Task task{api, std::move(owned->body), true};
     if (!executor_cache_gone) executor_cache().give(std::move(owned));
     s.submit(std::move(task));

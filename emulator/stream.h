@@ -42,7 +42,8 @@ class Stream {
   // observable), never for a task that may block, and not after the last two
   // kernels of this stream each ran longer than kInlineKernelLimit (long
   // kernels keep the host free to run ahead).
-  void submit(Task task);
+  // Taken by reference: a task's body is moved only when it is queued.
+  void submit(Task&& task);
   // Blocks until every task submitted so far has run; throws the first
   // pending task error as AclError and clears it.
   void synchronize();
