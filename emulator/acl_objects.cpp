@@ -11,9 +11,9 @@ npu::kernels::TensorView aclTensor::view() const {
   if (f && npu::model::is_private_format(*f)) {
     npu::emu::fail(ACLNN_ERR_PARAM_INVALID,
                    "a tensor in the private format " + npu::model::format_label(*f) + " of shape " +
-                       npu::model::dims_str(view_dims) +
+                       npu::kernels::shape_str(view_dims) +
                        " reached an entry that reads only base formats (its storage dims " +
-                       npu::model::dims_str(storage_dims) + " are not the view's layout)");
+                       npu::kernels::shape_str(storage_dims) + " are not the view's layout)");
   }
   return unchecked_view();
 }

@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,15 +12,16 @@
 #include "acl/acl_base.h"
 #include "device_model/dtype.h"
 #include "kernels/core/scalar.h"
+#include "emulator/task_body.h"
 #include "kernels/core/tensor_view.h"
 
 struct aclTensor {
-  std::vector<int64_t> view_dims;
-  std::vector<int64_t> strides;
+  npu::kernels::Shape view_dims;
+  npu::kernels::Shape strides;
   int64_t offset = 0;  // in elements, from `data`
   npu::model::DType dtype = npu::model::DType::Float32;
   aclFormat format = ACL_FORMAT_ND;
-  std::vector<int64_t> storage_dims;
+  npu::kernels::Shape storage_dims;
   void* data = nullptr;
 
   // The logical view kernels iterate over. Throws AclError
@@ -54,7 +54,7 @@ struct aclTensorList {
 // aclTensors right after the launch returns.
 struct aclOpExecutor {
   const char* op_name = "";  // the entry's name, a string literal
-  std::function<void()> body;
+  npu::emu::TaskBody body;
 };
 
 namespace npu::emu {

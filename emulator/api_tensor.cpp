@@ -105,12 +105,12 @@ npu::model::DType require_dtype(aclDataType dt) {
 
 // Copies one of a tensor's dim vectors into a new[] array the caller
 // delete[]s (the CANN contract of aclGetStorageShape / aclGetViewShape).
-aclnnStatus hand_out_dims(const char* api, const aclTensor* tensor, std::vector<int64_t> aclTensor::*dims,
+aclnnStatus hand_out_dims(const char* api, const aclTensor* tensor, npu::kernels::Shape aclTensor::*dims,
                           int64_t** out, uint64_t* count) {
   return guarded(api, [&] {
     npu::emu::require_tensor(tensor, "tensor");
     if (out == nullptr || count == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "output is null");
-    const std::vector<int64_t>& src = tensor->*dims;
+    const npu::kernels::Shape& src = tensor->*dims;
     *count = src.size();
     *out = new int64_t[std::max<std::size_t>(src.size(), 1)];
     std::copy(src.begin(), src.end(), *out);

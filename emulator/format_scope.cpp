@@ -16,8 +16,8 @@ namespace npu::emu {
 namespace {
 
 std::string describe(const aclTensor& t) {
-  return "shape " + model::dims_str(t.view_dims) + ", strides " + model::dims_str(t.strides) + ", offset " +
-         std::to_string(t.offset) + ", storage dims " + model::dims_str(t.storage_dims);
+  return "shape " + kernels::shape_str(t.view_dims) + ", strides " + kernels::shape_str(t.strides) + ", offset " +
+         std::to_string(t.offset) + ", storage dims " + kernels::shape_str(t.storage_dims);
 }
 
 // One private storage seen through scratch: the storage's descriptor, where
@@ -70,13 +70,13 @@ aclTensor* FormatScope::stage(const aclTensor& t, const char* name, bool output)
   }
   if (!model::is_private_format(*format)) return nullptr;
   const std::string label = model::format_label(*format);
-  const std::optional<model::Dims> order = model::contiguous_order(t.view_dims, t.strides);
+  const std::optional<model::Dims> order = model::contiguous_order(t.view_dims.vec(), t.strides.vec());
   if (t.offset != 0 || !order) {
     fail(ACLNN_ERR_PARAM_INVALID, std::string(entry_) + ": " + name + " in " + label +
                                       " must describe a whole tensor (offset 0, contiguous or permuted dims); got " +
                                       describe(t));
   }
-  const model::Dims origin = model::permuted(t.view_dims, *order);
+  const model::Dims origin = model::permuted(t.view_dims.vec(), *order);
   model::StorageDesc desc;
   try {
     desc = model::describe_storage(origin, t.dtype, *format);
@@ -153,9 +153,11 @@ const aclTensorList* FormatScope::substitute(const ListIn& p) {
   return state_->lists.emplace_back(std::move(list)).get();
 }
 
-std::function<void()> FormatScope::wrap(std::function<void()> body) {
+TaskBody FormatScope::wrap(TaskBody body) {
   if (!state_) return body;
-  return [state = state_, body = std::move(body)] {
+  // Larger than a TaskBody's inline room: the rare private-format launch
+  // pays one allocation.
+  return [state = state_, body = std::move(body)]() mutable {
     state->before();
     body();
     state->after();

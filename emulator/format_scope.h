@@ -12,11 +12,11 @@
 // parameter that is both (self and out of an in-place op) shares one scratch.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <tuple>
 
 #include "emulator/acl_objects.h"
+#include "emulator/task_body.h"
 
 namespace npu::emu {
 
@@ -56,7 +56,7 @@ class FormatScope {
 
   // `body` preceded by filling input scratch and followed by laying output
   // scratch into private storage. `body` itself when nothing was substituted.
-  std::function<void()> wrap(std::function<void()> body);
+  TaskBody wrap(TaskBody body);
 
  private:
   struct State;

@@ -26,7 +26,9 @@ std::array<kernels::TensorView, N> require_views(const std::array<std::pair<cons
   return views;
 }
 
-// The body prepare_op expects from a task lambda.
+// A task lambda as std::function, for task makers that still return
+// std::function<void()> (prepare_op takes it as a TaskBody; its capture is
+// heap-allocated). Makers returning TaskBody return the lambda itself.
 template <class F>
 std::function<void()> task(F&& f) {
   return std::function<void()>(std::forward<F>(f));

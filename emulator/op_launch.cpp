@@ -45,8 +45,7 @@ ExecutorCache& executor_cache() {
 
 }  // namespace
 
-void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor,
-                   std::function<void()> body) {
+void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor, TaskBody body) {
   std::unique_ptr<aclOpExecutor> ex =
       executor_cache_gone ? std::make_unique<aclOpExecutor>() : executor_cache().take();
   ex->op_name = op_name;
@@ -60,10 +59,10 @@ aclnnStatus launch_op(const char* api, aclOpExecutor* executor, aclrtStream stre
     if (executor == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "executor is null");
     std::unique_ptr<aclOpExecutor> owned(executor);
     Stream& s = Runtime::get().stream(stream);
-    std::function<void()> body = std::move(owned->body);
-    owned->body = nullptr;
+    // The body is moved once here; submit takes the task by reference.
+    Task task{api, std::move(owned->body), true};
     if (!executor_cache_gone) executor_cache().give(std::move(owned));
-    s.submit({api, std::move(body), true});
+    s.submit(std::move(task));
   });
 }
 

@@ -2,7 +2,6 @@
 // on the host, at ...GetWorkspaceSize time) and launching it on a stream.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <tuple>
 
@@ -14,8 +13,7 @@
 namespace npu::emu {
 
 // Hands out an executor that will run `body` (the validated kernel task).
-void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor,
-                   std::function<void()> body);
+void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor, TaskBody body);
 
 // Runs `prepare` (which validates and returns the kernel body to run later)
 // and hands out an executor for it. Errors become aclnn status codes.

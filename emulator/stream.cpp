@@ -62,7 +62,7 @@ void Stream::stop() {
   if (worker_.joinable()) worker_.join();
 }
 
-void Stream::submit(Task task) {
+void Stream::submit(Task&& task) {
   bool wake = false;
   {
     std::unique_lock<std::mutex> lock(mutex_);

@@ -11,17 +11,18 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
+#include "emulator/task_body.h"
+
 namespace npu::emu {
 
 struct Task {
   const char* name;             // op or API name (a string literal), used in error messages
-  std::function<void()> body;   // runs on the worker thread, or on the submitting one (see submit)
+  TaskBody body;                // runs on the worker thread, or on the submitting one (see submit)
   bool is_kernel = false;       // kernels get the emulator's latency knob
   bool may_block = false;       // waits for other work (an event): never run on the submitting thread
 };
@@ -41,7 +42,8 @@ class Stream {
   // observable), never for a task that may block, and not after the last two
   // kernels of this stream each ran longer than kInlineKernelLimit (long
   // kernels keep the host free to run ahead).
-  void submit(Task task);
+  // Taken by reference: a task's body is moved only when it is queued.
+  void submit(Task&& task);
   // Blocks until every task submitted so far has run; throws the first
   // pending task error as AclError and clears it.
   void synchronize();

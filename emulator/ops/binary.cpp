@@ -10,16 +10,19 @@
 
 namespace npu::emu {
 
-std::function<void()> binary_task(BinaryFn op, const OperandArg& self, const OperandArg& other,
-                                  const OperandArg& alpha, aclTensor* out) {
-  // Not const: moved into the task (each operand's view owns two vectors).
+TaskBody binary_task(BinaryFn op, const OperandArg& self, const OperandArg& other,
+                     const OperandArg& alpha, aclTensor* out) {
+  // Not const: moved into the task.
   kernels::Operand a = self.resolve(), b = other.resolve();
   const kernels::Operand alpha_arg = alpha.resolve();
   const kernels::Scalar al = alpha_arg.present() ? alpha_arg.scalar() : kernels::Scalar::from_int(1);
   require_tensor(out, "out");
   const model::DType result = kernels::binary_result_dtype(op, a, b, out->dtype, al);
   check_pointwise_out(out, kernels::broadcast_operands({&a, &b}), result);
-  return [op, a = std::move(a), b = std::move(b), al, o = out->view()] { kernels::binary(op, o, a, b, al); };
+  auto task = [op, a = std::move(a), b = std::move(b), al, o = out->view()] { kernels::binary(op, o, a, b, al); };
+  // The most frequent launch: its task must not allocate.
+  static_assert(TaskBody::stores_inline<decltype(task)>(), "the binary task outgrew TaskBody's inline room");
+  return task;
 }
 
 namespace {
@@ -36,10 +39,10 @@ BinaryFn div_mode_op(int mode) {
 }  // namespace
 
 template <class Other>
-std::function<void()> div_mod_task(const aclTensor* self, const Other* other, int mode, aclTensor* out) {
+TaskBody div_mod_task(const aclTensor* self, const Other* other, int mode, aclTensor* out) {
   return binary_task(div_mode_op(mode), self, other, out);
 }
-template std::function<void()> div_mod_task(const aclTensor*, const aclTensor*, int, aclTensor*);
-template std::function<void()> div_mod_task(const aclTensor*, const aclScalar*, int, aclTensor*);
+template TaskBody div_mod_task(const aclTensor*, const aclTensor*, int, aclTensor*);
+template TaskBody div_mod_task(const aclTensor*, const aclScalar*, int, aclTensor*);
 
 }  // namespace npu::emu

@@ -7,20 +7,20 @@
 
 namespace npu::emu {
 
-std::function<void()> inplace_copy_task(aclTensor* selfRef, const aclTensor* src) {
+TaskBody inplace_copy_task(aclTensor* selfRef, const aclTensor* src) {
   require_tensor(selfRef, "selfRef");
   require_tensor(src, "src");
   kernels::broadcast_to(src->view(), selfRef->view_dims);  // validates now, not at run time
   return [d = selfRef->view(), s = src->view()] { kernels::copy(d, s); };
 }
 
-std::function<void()> fill_scalar_task(aclTensor* selfRef, const aclScalar* value) {
+TaskBody fill_scalar_task(aclTensor* selfRef, const aclScalar* value) {
   require_tensor(selfRef, "selfRef");
   require_scalar(value, "value");
   return [d = selfRef->view(), v = value->value()] { kernels::fill(d, v); };
 }
 
-std::function<void()> fill_tensor_task(aclTensor* selfRef, const aclTensor* value) {
+TaskBody fill_tensor_task(aclTensor* selfRef, const aclTensor* value) {
   require_tensor(selfRef, "selfRef");
   require_tensor(value, "value");
   kernels::TensorView v = value->view();
@@ -33,7 +33,7 @@ std::function<void()> fill_tensor_task(aclTensor* selfRef, const aclTensor* valu
   return [d = selfRef->view(), v] { kernels::copy(d, v); };
 }
 
-std::function<void()> zero_task(aclTensor* selfRef) {
+TaskBody zero_task(aclTensor* selfRef) {
   require_tensor(selfRef, "selfRef");
   return [d = selfRef->view()] { kernels::fill(d, kernels::Scalar::from_int(0)); };
 }

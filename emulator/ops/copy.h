@@ -3,19 +3,18 @@
 // selfRef (a copy, a fill, zeros).
 #pragma once
 
-#include <functional>
-
 #include "acl/acl_base.h"
+#include "emulator/task_body.h"
 
 namespace npu::emu {
 
 // selfRef = src element by element: any strides, dtype converted, src broadcast.
-std::function<void()> inplace_copy_task(aclTensor* selfRef, const aclTensor* src);
+TaskBody inplace_copy_task(aclTensor* selfRef, const aclTensor* src);
 // selfRef[...] = value, converted to selfRef's dtype.
-std::function<void()> fill_scalar_task(aclTensor* selfRef, const aclScalar* value);
+TaskBody fill_scalar_task(aclTensor* selfRef, const aclScalar* value);
 // selfRef[...] = value's single element (read when the task runs).
-std::function<void()> fill_tensor_task(aclTensor* selfRef, const aclTensor* value);
+TaskBody fill_tensor_task(aclTensor* selfRef, const aclTensor* value);
 // selfRef[...] = 0.
-std::function<void()> zero_task(aclTensor* selfRef);
+TaskBody zero_task(aclTensor* selfRef);
 
 }  // namespace npu::emu

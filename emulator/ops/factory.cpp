@@ -37,8 +37,8 @@ void require_range_dtype(const char* op, model::DType dtype) {
 
 }  // namespace
 
-std::function<void()> arange_task(const aclScalar* start, const aclScalar* end, const aclScalar* step,
-                                  aclTensor* out) {
+TaskBody arange_task(const aclScalar* start, const aclScalar* end, const aclScalar* step,
+                     aclTensor* out) {
   require_scalar(start, "start");
   require_scalar(end, "end");
   require_scalar(step, "step");
@@ -49,7 +49,7 @@ std::function<void()> arange_task(const aclScalar* start, const aclScalar* end, 
   return [o = out->view(), s = start->value(), st = step->value()] { kernels::arange(o, s, st); };
 }
 
-std::function<void()> linspace_task(const aclScalar* start, const aclScalar* end, int64_t steps, aclTensor* out) {
+TaskBody linspace_task(const aclScalar* start, const aclScalar* end, int64_t steps, aclTensor* out) {
   require_scalar(start, "start");
   require_scalar(end, "end");
   require_tensor(out, "out");
@@ -59,7 +59,7 @@ std::function<void()> linspace_task(const aclScalar* start, const aclScalar* end
   return [o = out->view(), s = start->value(), e = end->value()] { kernels::linspace(o, s, e); };
 }
 
-std::function<void()> eye_task(int64_t n, int64_t m, aclTensor* out) {
+TaskBody eye_task(int64_t n, int64_t m, aclTensor* out) {
   require_tensor(out, "out");
   if (n < 0 || m < 0) {
     fail(ACLNN_ERR_PARAM_INVALID, "n and m must be non-negative, got " + std::to_string(n) + ", " +

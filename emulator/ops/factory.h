@@ -4,18 +4,18 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 
 #include "acl/acl_base.h"
+#include "emulator/task_body.h"
 
 namespace npu::emu {
 
 // out[i] = start + i * step; out is 1-D with exactly the range's length.
-std::function<void()> arange_task(const aclScalar* start, const aclScalar* end, const aclScalar* step,
-                                  aclTensor* out);
+TaskBody arange_task(const aclScalar* start, const aclScalar* end, const aclScalar* step,
+                     aclTensor* out);
 // `steps` evenly spaced values from start to end inclusive; out is 1-D of `steps` elements.
-std::function<void()> linspace_task(const aclScalar* start, const aclScalar* end, int64_t steps, aclTensor* out);
+TaskBody linspace_task(const aclScalar* start, const aclScalar* end, int64_t steps, aclTensor* out);
 // The n x m identity matrix; out is [n, m].
-std::function<void()> eye_task(int64_t n, int64_t m, aclTensor* out);
+TaskBody eye_task(int64_t n, int64_t m, aclTensor* out);
 
 }  // namespace npu::emu

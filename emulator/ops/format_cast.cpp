@@ -42,13 +42,13 @@ auto as_param_error(F&& f) -> decltype(f()) {
 // so it must be contiguous, and storage dims it gives must be its format's.
 StorageDesc storage_of(const aclTensor* t, const char* name) {
   const StorageDesc desc = as_param_error([&] {
-    return npu::model::describe_storage(t->view_dims, t->dtype, npu::model::format_from_id(t->format));
+    return npu::model::describe_storage(t->view_dims.vec(), t->dtype, npu::model::format_from_id(t->format));
   });
   if (npu::model::is_private_format(desc.npu_format)) {
-    if (!t->storage_dims.empty() && t->storage_dims != desc.storage_sizes) {
+    if (!t->storage_dims.empty() && t->storage_dims != npu::kernels::Shape(desc.storage_sizes)) {
       fail(ACLNN_ERR_PARAM_INVALID,
            std::string(name) + " in format " + npu::model::format_label(desc.npu_format) + " with shape " +
-               npu::model::dims_str(t->view_dims) + " has storage dims " + npu::model::dims_str(t->storage_dims) +
+               npu::kernels::shape_str(t->view_dims) + " has storage dims " + npu::kernels::shape_str(t->storage_dims) +
                ", expected " + npu::model::dims_str(desc.storage_sizes));
     }
     if (!t->unchecked_view().is_contiguous()) {
@@ -107,7 +107,7 @@ aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(const aclTensor* srcTensor,
                                                 : npu::model::dtype_from_acl(additionalDtype);
     if (!c0_dtype) fail(ACLNN_ERR_PARAM_INVALID, "unsupported additionalDtype " + std::to_string(additionalDtype));
     const Format format = as_param_error([&] {
-      const Format f = npu::model::resolve_format(npu::model::format_from_id(dstFormat), srcTensor->view_dims).format;
+      const Format f = npu::model::resolve_format(npu::model::format_from_id(dstFormat), srcTensor->view_dims.vec()).format;
       // torch_npu's C0 rule applied to additionalDtype; a C0 the data's own
       // dtype would not get is spelled out as FRACTAL_NZ_C0_*.
       return f == Format::FRACTAL_NZ
@@ -115,7 +115,7 @@ aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(const aclTensor* srcTensor,
                  : f;
     });
     const npu::model::Dims shape =
-        as_param_error([&] { return npu::model::infer_storage_shape(format, srcTensor->view_dims, srcTensor->dtype); });
+        as_param_error([&] { return npu::model::infer_storage_shape(format, srcTensor->view_dims.vec(), srcTensor->dtype); });
     // Released by the caller with delete[], as CANN documents.
     auto out = std::make_unique<int64_t[]>(std::max<std::size_t>(shape.size(), 1));
     std::copy(shape.begin(), shape.end(), out.get());
@@ -129,7 +129,7 @@ aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(const aclTensor* srcTensor,
 
 namespace npu::emu {
 
-std::function<void()> format_cast_task(const aclTensor* srcTensor, aclTensor* dstTensor) {
+TaskBody format_cast_task(const aclTensor* srcTensor, aclTensor* dstTensor) {
   require_tensor(srcTensor, "srcTensor");
   require_tensor(dstTensor, "dstTensor");
   if (srcTensor->dtype != dstTensor->dtype) {

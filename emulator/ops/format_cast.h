@@ -2,13 +2,12 @@
 // tensors arrive in their own formats (the row lists them under `formats`).
 #pragma once
 
-#include <functional>
-
 #include "acl/acl_base.h"
+#include "emulator/task_body.h"
 
 namespace npu::emu {
 
 // dstTensor = srcTensor re-laid in dstTensor's format (same dims and dtype).
-std::function<void()> format_cast_task(const aclTensor* srcTensor, aclTensor* dstTensor);
+TaskBody format_cast_task(const aclTensor* srcTensor, aclTensor* dstTensor);
 
 }  // namespace npu::emu

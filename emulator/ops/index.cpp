@@ -32,15 +32,15 @@ void check_like_self(const TensorView& out, const TensorView& self, const char* 
 }
 
 // A scatter's source: a tensor, or a scalar (copied into the task).
-std::function<void()> scatter_any(const aclTensor* self, int64_t dim, const aclTensor* index, const aclTensor* src,
-                                  const aclScalar* value, kn::ScatterReduce reduce, bool include_self,
-                                  aclTensor* out) {
+TaskBody scatter_any(const aclTensor* self, int64_t dim, const aclTensor* index, const aclTensor* src,
+                     const aclScalar* value, kn::ScatterReduce reduce, bool include_self,
+                     aclTensor* out) {
   const auto v = require_views<3>({{{self, "self"}, {index, "index"}, {out, "out"}}});
   if (v[1].numel() == 0) {
     check_like_self(v[2], v[0], "scatter()");
     require_shape(out, v[0].sizes, "out");
-    if (v[2].data == v[0].data && v[2].strides == v[0].strides) return task([] {});
-    return task([v] { kn::copy(v[2], v[0]); });
+    if (v[2].data == v[0].data && v[2].strides == v[0].strides) return [] {};
+    return [v] { kn::copy(v[2], v[0]); };
   }
   std::optional<aclScalar> scalar;
   TensorView source;
@@ -52,10 +52,10 @@ std::function<void()> scatter_any(const aclTensor* self, int64_t dim, const aclT
     source = src->view();
   }
   kn::check_scatter(v[2], v[0], dim, v[1], source, reduce);
-  return task([=]() mutable {
+  return [=]() mutable {
     if (scalar) source.data = scalar->bytes.data();
     kn::scatter(v[2], v[0], dim, v[1], source, reduce, include_self);
-  });
+  };
 }
 
 // aclnnScatter's reduce codes: 0 replace, 1 add, 2 multiply.
@@ -73,53 +73,53 @@ kn::IndexList index_list(const aclTensorList* indices) { return list_views(indic
 
 // A data-dependent result: `run` writes into out's view and returns the
 // number of leading rows it wrote; the task narrows out's view shape to them.
-std::function<void()> compacting_task(aclTensor* out, std::function<int64_t(const TensorView&)> run,
-                                      bool keep_columns) {
-  return task([out, o = out->view(), run = std::move(run), keep_columns] {
+TaskBody compacting_task(aclTensor* out, std::function<int64_t(const TensorView&)> run,
+                         bool keep_columns) {
+  return [out, o = out->view(), run = std::move(run), keep_columns] {
     const int64_t count = run(o);
-    out->view_dims = keep_columns ? std::vector<int64_t>{count, o.sizes[1]} : std::vector<int64_t>{count};
-  });
+    out->view_dims = keep_columns ? kernels::Shape{count, o.sizes[1]} : kernels::Shape{count};
+  };
 }
 
 }  // namespace
 
-std::function<void()> index_select_task(const aclTensor* self, int64_t dim, const aclTensor* index, aclTensor* out) {
+TaskBody index_select_task(const aclTensor* self, int64_t dim, const aclTensor* index, aclTensor* out) {
   const auto v = require_views<3>({{{self, "self"}, {index, "index"}, {out, "out"}}});
   kn::check_index_select(v[2], v[0], dim, v[1]);
-  return task([v, dim] { kn::index_select(v[2], v[0], dim, v[1]); });
+  return [v, dim] { kn::index_select(v[2], v[0], dim, v[1]); };
 }
 
-std::function<void()> gather_task(const aclTensor* self, int64_t dim, const aclTensor* index, aclTensor* out) {
+TaskBody gather_task(const aclTensor* self, int64_t dim, const aclTensor* index, aclTensor* out) {
   const auto v = require_views<3>({{{self, "self"}, {index, "index"}, {out, "out"}}});
   if (v[1].numel() == 0) {
     check_like_self(v[2], v[0], "gather()");
     require_shape(out, v[1].sizes, "out");
-    return task([] {});
+    return [] {};
   }
   kn::check_gather(v[2], v[0], dim, v[1]);
-  return task([v, dim] { kn::gather(v[2], v[0], dim, v[1]); });
+  return [v, dim] { kn::gather(v[2], v[0], dim, v[1]); };
 }
 
-std::function<void()> scatter_task(const aclTensor* self, int64_t dim, const aclTensor* index, const aclTensor* src,
-                                   int64_t reduce, aclTensor* out) {
+TaskBody scatter_task(const aclTensor* self, int64_t dim, const aclTensor* index, const aclTensor* src,
+                      int64_t reduce, aclTensor* out) {
   require_tensor(src, "src");
   return scatter_any(self, dim, index, src, nullptr, scatter_mode(reduce), true, out);
 }
 
-std::function<void()> scatter_task(const aclTensor* self, int64_t dim, const aclTensor* index, const aclScalar* value,
-                                   int64_t reduce, aclTensor* out) {
+TaskBody scatter_task(const aclTensor* self, int64_t dim, const aclTensor* index, const aclScalar* value,
+                      int64_t reduce, aclTensor* out) {
   require_scalar(value, "value");
   return scatter_any(self, dim, index, nullptr, value, scatter_mode(reduce), true, out);
 }
 
-std::function<void()> scatter_add_task(const aclTensor* self, int64_t dim, const aclTensor* index,
-                                       const aclTensor* src, aclTensor* out) {
+TaskBody scatter_add_task(const aclTensor* self, int64_t dim, const aclTensor* index,
+                          const aclTensor* src, aclTensor* out) {
   require_tensor(src, "src");
   return scatter_any(self, dim, index, src, nullptr, kn::ScatterReduce::Sum, true, out);
 }
 
-std::function<void()> scatter_reduce_task(const aclTensor* self, int64_t dim, const aclTensor* index,
-                                          const aclTensor* src, int64_t reduce, bool include_self, aclTensor* out) {
+TaskBody scatter_reduce_task(const aclTensor* self, int64_t dim, const aclTensor* index,
+                             const aclTensor* src, int64_t reduce, bool include_self, aclTensor* out) {
   constexpr kn::ScatterReduce modes[] = {kn::ScatterReduce::None, kn::ScatterReduce::Sum, kn::ScatterReduce::Prod,
                                          kn::ScatterReduce::Amax, kn::ScatterReduce::Amin, kn::ScatterReduce::Mean};
   if (reduce < 0 || reduce > 5) {
@@ -130,36 +130,36 @@ std::function<void()> scatter_reduce_task(const aclTensor* self, int64_t dim, co
   return scatter_any(self, dim, index, src, nullptr, modes[reduce], include_self, out);
 }
 
-std::function<void()> index_task(const aclTensor* self, const aclTensorList* indices, aclTensor* out) {
+TaskBody index_task(const aclTensor* self, const aclTensorList* indices, aclTensor* out) {
   const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
   const kn::IndexList list = index_list(indices);
   if (const auto shape = kn::index_result_shape(v[0].sizes, list)) require_shape(out, *shape, "out");
   if (v[1].dtype != v[0].dtype) fail_dtype(out, "out", "of self's dtype");
-  return task([v, list] { kn::index(v[1], v[0], list); });
+  return [v, list] { kn::index(v[1], v[0], list); };
 }
 
-std::function<void()> index_put_task(aclTensor* self, const aclTensorList* indices, const aclTensor* values,
-                                     bool accumulate) {
+TaskBody index_put_task(aclTensor* self, const aclTensorList* indices, const aclTensor* values,
+                        bool accumulate) {
   const auto v = require_views<2>({{{self, "selfRef"}, {values, "values"}}});
   const kn::IndexList list = index_list(indices);
   if (const auto shape = kn::index_result_shape(v[0].sizes, list)) kn::broadcast_to(v[1], *shape);
-  return task([v, list, accumulate] { kn::index_put(v[0], list, v[1], accumulate); });
+  return [v, list, accumulate] { kn::index_put(v[0], list, v[1], accumulate); };
 }
 
-std::function<void()> masked_fill_task(aclTensor* self, const aclTensor* mask, const aclScalar* value) {
+TaskBody masked_fill_task(aclTensor* self, const aclTensor* mask, const aclScalar* value) {
   const auto v = require_views<2>({{{self, "selfRef"}, {mask, "mask"}}});
   require_scalar(value, "value");
   kn::broadcast_to(v[1], v[0].sizes);
-  return task([v, value = value->value()] { kn::masked_fill(v[0], v[1], value); });
+  return [v, value = value->value()] { kn::masked_fill(v[0], v[1], value); };
 }
 
-std::function<void()> take_task(const aclTensor* self, const aclTensor* index, aclTensor* out) {
+TaskBody take_task(const aclTensor* self, const aclTensor* index, aclTensor* out) {
   const auto v = require_views<3>({{{self, "self"}, {index, "index"}, {out, "out"}}});
   kn::check_take(v[2], v[0], v[1]);
-  return task([v] { kn::take(v[2], v[0], v[1]); });
+  return [v] { kn::take(v[2], v[0], v[1]); };
 }
 
-std::function<void()> masked_select_task(const aclTensor* self, const aclTensor* mask, aclTensor* out) {
+TaskBody masked_select_task(const aclTensor* self, const aclTensor* mask, aclTensor* out) {
   const auto v = require_views<2>({{{self, "self"}, {mask, "mask"}}});
   require_tensor(out, "out");
   int64_t total = 1;
@@ -168,7 +168,7 @@ std::function<void()> masked_select_task(const aclTensor* self, const aclTensor*
   return compacting_task(out, [v](const TensorView& o) { return kn::masked_select(o, v[0], v[1]); }, false);
 }
 
-std::function<void()> nonzero_task(const aclTensor* self, aclTensor* out) {
+TaskBody nonzero_task(const aclTensor* self, aclTensor* out) {
   const auto v = require_views<1>({{{self, "self"}}});
   require_tensor(out, "out");
   require_shape(out, {v[0].numel(), v[0].dim()}, "out");

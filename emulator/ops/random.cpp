@@ -39,7 +39,7 @@ PhiloxInputs philox(uint64_t seed, uint64_t offset) { return PhiloxInputs{seed, 
 
 }  // namespace
 
-std::function<void()> uniform_task(const aclTensor* selfRef, double from, double to, uint64_t seed, uint64_t offset) {
+TaskBody uniform_task(const aclTensor* selfRef, double from, double to, uint64_t seed, uint64_t offset) {
   require_tensor(selfRef, "selfRef");
   require_floating(selfRef, "aclnnInplaceUniform", "selfRef");
   if (!(from <= to)) {
@@ -49,14 +49,14 @@ std::function<void()> uniform_task(const aclTensor* selfRef, double from, double
   return [o = selfRef->view(), from, to, rng = philox(seed, offset)] { kernels::uniform(o, from, to, rng); };
 }
 
-std::function<void()> normal_task(const aclTensor* selfRef, float mean, float std, int64_t seed, int64_t offset) {
+TaskBody normal_task(const aclTensor* selfRef, float mean, float std, int64_t seed, int64_t offset) {
   require_tensor(selfRef, "selfRef");
   require_floating(selfRef, "aclnnInplaceNormal", "selfRef");
   if (!(std >= 0.0f)) fail(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceNormal: expects std >= 0.0, got " + std::to_string(std));
   return [o = selfRef->view(), mean, std, rng = philox(seed, offset)] { kernels::normal(o, mean, std, rng); };
 }
 
-std::function<void()> random_task(const aclTensor* selfRef, int64_t from, int64_t to, int64_t seed, int64_t offset) {
+TaskBody random_task(const aclTensor* selfRef, int64_t from, int64_t to, int64_t seed, int64_t offset) {
   require_tensor(selfRef, "selfRef");
   require_real(selfRef, "aclnnInplaceRandom", "selfRef");
   if (!(from < to)) {
@@ -69,7 +69,7 @@ std::function<void()> random_task(const aclTensor* selfRef, int64_t from, int64_
   };
 }
 
-std::function<void()> bernoulli_task(const aclTensor* selfRef, const aclScalar* prob, int64_t seed, int64_t offset) {
+TaskBody bernoulli_task(const aclTensor* selfRef, const aclScalar* prob, int64_t seed, int64_t offset) {
   require_tensor(selfRef, "selfRef");
   require_scalar(prob, "prob");
   require_real(selfRef, "aclnnInplaceBernoulli", "selfRef");
@@ -78,8 +78,8 @@ std::function<void()> bernoulli_task(const aclTensor* selfRef, const aclScalar* 
   return [o = selfRef->view(), p, rng = philox(seed, offset)] { kernels::bernoulli(o, p, rng); };
 }
 
-std::function<void()> bernoulli_tensor_task(const aclTensor* selfRef, const aclTensor* prob, int64_t seed,
-                                            int64_t offset) {
+TaskBody bernoulli_tensor_task(const aclTensor* selfRef, const aclTensor* prob, int64_t seed,
+                               int64_t offset) {
   require_tensor(selfRef, "selfRef");
   require_tensor(prob, "prob");
   require_real(selfRef, "aclnnInplaceBernoulliTensor", "selfRef");
@@ -89,7 +89,7 @@ std::function<void()> bernoulli_tensor_task(const aclTensor* selfRef, const aclT
   return [o = selfRef->view(), p = prob->view(), rng = philox(seed, offset)] { kernels::bernoulli(o, p, rng); };
 }
 
-std::function<void()> randperm_task(int64_t n, int64_t seed, int64_t offset, aclTensor* out) {
+TaskBody randperm_task(int64_t n, int64_t seed, int64_t offset, aclTensor* out) {
   require_tensor(out, "out");
   require_real(out, "aclnnRandperm", "out");
   if (n < 0) fail(ACLNN_ERR_PARAM_INVALID, "aclnnRandperm: n must be non-negative, got " + std::to_string(n));
@@ -97,7 +97,7 @@ std::function<void()> randperm_task(int64_t n, int64_t seed, int64_t offset, acl
   return [o = out->view(), rng = philox(seed, offset)] { kernels::randperm(o, rng); };
 }
 
-std::function<void()> exponential_task(const aclTensor* selfRef, double lambd, int64_t seed, int64_t offset) {
+TaskBody exponential_task(const aclTensor* selfRef, double lambd, int64_t seed, int64_t offset) {
   require_tensor(selfRef, "selfRef");
   require_floating(selfRef, "aclnnInplaceExponential", "selfRef");
   if (!(lambd > 0.0)) {
@@ -106,8 +106,8 @@ std::function<void()> exponential_task(const aclTensor* selfRef, double lambd, i
   return [o = selfRef->view(), lambd, rng = philox(seed, offset)] { kernels::exponential(o, lambd, rng); };
 }
 
-std::function<void()> dropout_task(const aclTensor* self, double p, int64_t seed, int64_t offset, aclTensor* out,
-                                   aclTensor* maskOut) {
+TaskBody dropout_task(const aclTensor* self, double p, int64_t seed, int64_t offset, aclTensor* out,
+                      aclTensor* maskOut) {
   require_tensor(self, "self");
   require_tensor(out, "out");
   require_tensor(maskOut, "maskOut");

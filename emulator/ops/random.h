@@ -5,21 +5,21 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 
 #include "acl/acl_base.h"
+#include "emulator/task_body.h"
 
 namespace npu::emu {
 
-std::function<void()> uniform_task(const aclTensor* selfRef, double from, double to, uint64_t seed, uint64_t offset);
-std::function<void()> normal_task(const aclTensor* selfRef, float mean, float std, int64_t seed, int64_t offset);
-std::function<void()> random_task(const aclTensor* selfRef, int64_t from, int64_t to, int64_t seed, int64_t offset);
-std::function<void()> bernoulli_task(const aclTensor* selfRef, const aclScalar* prob, int64_t seed, int64_t offset);
-std::function<void()> bernoulli_tensor_task(const aclTensor* selfRef, const aclTensor* prob, int64_t seed,
-                                            int64_t offset);
-std::function<void()> randperm_task(int64_t n, int64_t seed, int64_t offset, aclTensor* out);
-std::function<void()> exponential_task(const aclTensor* selfRef, double lambd, int64_t seed, int64_t offset);
-std::function<void()> dropout_task(const aclTensor* self, double p, int64_t seed, int64_t offset, aclTensor* out,
-                                   aclTensor* maskOut);
+TaskBody uniform_task(const aclTensor* selfRef, double from, double to, uint64_t seed, uint64_t offset);
+TaskBody normal_task(const aclTensor* selfRef, float mean, float std, int64_t seed, int64_t offset);
+TaskBody random_task(const aclTensor* selfRef, int64_t from, int64_t to, int64_t seed, int64_t offset);
+TaskBody bernoulli_task(const aclTensor* selfRef, const aclScalar* prob, int64_t seed, int64_t offset);
+TaskBody bernoulli_tensor_task(const aclTensor* selfRef, const aclTensor* prob, int64_t seed,
+                               int64_t offset);
+TaskBody randperm_task(int64_t n, int64_t seed, int64_t offset, aclTensor* out);
+TaskBody exponential_task(const aclTensor* selfRef, double lambd, int64_t seed, int64_t offset);
+TaskBody dropout_task(const aclTensor* self, double p, int64_t seed, int64_t offset, aclTensor* out,
+                      aclTensor* maskOut);
 
 }  // namespace npu::emu

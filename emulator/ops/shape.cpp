@@ -17,37 +17,37 @@ using kernels::Shape;
 using kernels::TensorView;
 
 // cat and stack: a list of inputs, an output whose shape `shape_of` derives.
-std::function<void()> list_task(const aclTensorList* tensors, int64_t dim, aclTensor* out,
-                                Shape (*shape_of)(const std::vector<Shape>&, int64_t),
-                                void (*kernel)(const TensorView&, const std::vector<TensorView>&, int64_t)) {
+TaskBody list_task(const aclTensorList* tensors, int64_t dim, aclTensor* out,
+                   Shape (*shape_of)(const std::vector<Shape>&, int64_t),
+                   void (*kernel)(const TensorView&, const std::vector<TensorView>&, int64_t)) {
   require_tensor(out, "out");
   const std::vector<TensorView> inputs = required_views(tensors, "tensors");
   std::vector<Shape> shapes;
   for (const TensorView& t : inputs) shapes.push_back(t.sizes);
   require_shape(out, shape_of(shapes, dim), "out");
-  return task([o = out->view(), inputs, dim, kernel] { kernel(o, inputs, dim); });
+  return [o = out->view(), inputs, dim, kernel] { kernel(o, inputs, dim); };
 }
 
 }  // namespace
 
-std::function<void()> cat_task(const aclTensorList* tensors, int64_t dim, aclTensor* out) {
+TaskBody cat_task(const aclTensorList* tensors, int64_t dim, aclTensor* out) {
   return list_task(tensors, dim, out, kn::cat_shape, kn::cat);
 }
 
-std::function<void()> stack_task(const aclTensorList* tensors, int64_t dim, aclTensor* out) {
+TaskBody stack_task(const aclTensorList* tensors, int64_t dim, aclTensor* out) {
   return list_task(tensors, dim, out, kn::stack_shape, kn::stack);
 }
 
-std::function<void()> flip_task(const aclTensor* self, const aclIntArray* dims, aclTensor* out) {
+TaskBody flip_task(const aclTensor* self, const aclIntArray* dims, aclTensor* out) {
   const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
   require_shape(out, v[0].sizes, "out");
   const std::vector<int64_t> d = int_values(dims);
   kn::dim_mask(d, v[0].dim());
-  return task([v, d] { kn::flip(v[1], v[0], d); });
+  return [v, d] { kn::flip(v[1], v[0], d); };
 }
 
-std::function<void()> roll_task(const aclTensor* x, const aclIntArray* shifts, const aclIntArray* dims,
-                                aclTensor* out) {
+TaskBody roll_task(const aclTensor* x, const aclIntArray* shifts, const aclIntArray* dims,
+                   aclTensor* out) {
   const auto v = require_views<2>({{{x, "x"}, {out, "out"}}});
   require_shape(out, v[0].sizes, "out");
   const std::vector<int64_t> s = int_values(shifts), d = int_values(dims);
@@ -55,23 +55,23 @@ std::function<void()> roll_task(const aclTensor* x, const aclIntArray* shifts, c
     fail(ACLNN_ERR_PARAM_INVALID, "shifts and dims must align (one shift without dims)");
   }
   for (const int64_t dim : d) kn::wrap_dim(dim, v[0].dim());
-  return task([v, s, d] { kn::roll(v[1], v[0], s, d); });
+  return [v, s, d] { kn::roll(v[1], v[0], s, d); };
 }
 
-std::function<void()> repeat_task(const aclTensor* self, const aclIntArray* repeats, aclTensor* out) {
+TaskBody repeat_task(const aclTensor* self, const aclIntArray* repeats, aclTensor* out) {
   const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
   const std::vector<int64_t> r = int_values(repeats);
   require_shape(out, kn::repeat_shape(v[0].sizes, r), "out");
-  return task([v, r] { kn::repeat(v[1], v[0], r); });
+  return [v, r] { kn::repeat(v[1], v[0], r); };
 }
 
-std::function<void()> triangle_task(bool upper, const aclTensor* self, int64_t diagonal, aclTensor* out) {
+TaskBody triangle_task(bool upper, const aclTensor* self, int64_t diagonal, aclTensor* out) {
   const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
   if (v[0].dim() < 2) fail(ACLNN_ERR_PARAM_INVALID, "self must have at least 2 dimensions");
   require_shape(out, v[0].sizes, "out");
   if (v[1].dtype != v[0].dtype) fail_dtype(out, "out", "of self's dtype");
-  if (upper) return task([v, diagonal] { kn::triu(v[1], v[0], diagonal); });
-  return task([v, diagonal] { kn::tril(v[1], v[0], diagonal); });
+  if (upper) return [v, diagonal] { kn::triu(v[1], v[0], diagonal); };
+  return [v, diagonal] { kn::tril(v[1], v[0], diagonal); };
 }
 
 }  // namespace npu::emu

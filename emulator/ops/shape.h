@@ -3,23 +3,22 @@
 // (kernels/shape/shape_ops.h).
 #pragma once
 
-#include <functional>
-
 #include "acl/acl_base.h"
+#include "emulator/task_body.h"
 
 namespace npu::emu {
 
 // out = cat(tensors, dim) / stack(tensors, dim), inputs converted to out's dtype.
-std::function<void()> cat_task(const aclTensorList* tensors, int64_t dim, aclTensor* out);
-std::function<void()> stack_task(const aclTensorList* tensors, int64_t dim, aclTensor* out);
+TaskBody cat_task(const aclTensorList* tensors, int64_t dim, aclTensor* out);
+TaskBody stack_task(const aclTensorList* tensors, int64_t dim, aclTensor* out);
 
 // out = self.flip(dims), x.roll(shifts, dims), self.repeat(repeats).
-std::function<void()> flip_task(const aclTensor* self, const aclIntArray* dims, aclTensor* out);
-std::function<void()> roll_task(const aclTensor* x, const aclIntArray* shifts, const aclIntArray* dims,
-                                aclTensor* out);
-std::function<void()> repeat_task(const aclTensor* self, const aclIntArray* repeats, aclTensor* out);
+TaskBody flip_task(const aclTensor* self, const aclIntArray* dims, aclTensor* out);
+TaskBody roll_task(const aclTensor* x, const aclIntArray* shifts, const aclIntArray* dims,
+                   aclTensor* out);
+TaskBody repeat_task(const aclTensor* self, const aclIntArray* repeats, aclTensor* out);
 
 // out = self.tril(diagonal) (upper: triu); out may be self.
-std::function<void()> triangle_task(bool upper, const aclTensor* self, int64_t diagonal, aclTensor* out);
+TaskBody triangle_task(bool upper, const aclTensor* self, int64_t diagonal, aclTensor* out);
 
 }  // namespace npu::emu

@@ -11,24 +11,24 @@ namespace npu::emu {
 
 namespace kn = kernels;
 
-std::function<void()> sort_task(const aclTensor* self, bool stable, int64_t dim, bool descending,
-                                aclTensor* valuesOut, aclTensor* indicesOut) {
+TaskBody sort_task(const aclTensor* self, bool stable, int64_t dim, bool descending,
+                   aclTensor* valuesOut, aclTensor* indicesOut) {
   const auto v = require_views<3>({{{self, "self"}, {valuesOut, "valuesOut"}, {indicesOut, "indicesOut"}}});
   kn::check_sort(&v[1], &v[2], v[0], dim);
-  return task([v, dim, descending, stable] { kn::sort(&v[1], &v[2], v[0], dim, descending, stable); });
+  return [v, dim, descending, stable] { kn::sort(&v[1], &v[2], v[0], dim, descending, stable); };
 }
 
-std::function<void()> argsort_task(const aclTensor* self, int64_t dim, bool descending, aclTensor* out) {
+TaskBody argsort_task(const aclTensor* self, int64_t dim, bool descending, aclTensor* out) {
   const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
   kn::check_sort(nullptr, &v[1], v[0], dim);
-  return task([v, dim, descending] { kn::sort(nullptr, &v[1], v[0], dim, descending, true); });
+  return [v, dim, descending] { kn::sort(nullptr, &v[1], v[0], dim, descending, true); };
 }
 
-std::function<void()> topk_task(const aclTensor* self, int64_t k, int64_t dim, bool largest, bool sorted,
-                                aclTensor* valuesOut, aclTensor* indicesOut) {
+TaskBody topk_task(const aclTensor* self, int64_t k, int64_t dim, bool largest, bool sorted,
+                   aclTensor* valuesOut, aclTensor* indicesOut) {
   const auto v = require_views<3>({{{self, "self"}, {valuesOut, "valuesOut"}, {indicesOut, "indicesOut"}}});
   kn::check_topk(v[1], v[2], v[0], k, dim);
-  return task([v, k, dim, largest, sorted] { kn::topk(v[1], v[2], v[0], k, dim, largest, sorted); });
+  return [v, k, dim, largest, sorted] { kn::topk(v[1], v[2], v[0], k, dim, largest, sorted); };
 }
 
 }  // namespace npu::emu

@@ -8,8 +8,8 @@
 
 namespace npu::emu {
 
-std::function<void()> ternary_task(TernaryFn op, const OperandArg& a, const OperandArg& b, const OperandArg& c,
-                                   aclTensor* out, const OperandArg& value) {
+TaskBody ternary_task(TernaryFn op, const OperandArg& a, const OperandArg& b, const OperandArg& c,
+                      aclTensor* out, const OperandArg& value) {
   // Not const: moved into the task (each operand's view owns two vectors).
   kernels::Operand x = a.resolve(), y = b.resolve(), z = c.resolve();
   const kernels::Operand v = value.resolve();

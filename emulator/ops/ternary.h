@@ -2,10 +2,9 @@
 // checks one call's operands on the host and returns the kernel task.
 #pragma once
 
-#include <functional>
-
 #include "acl/acl_base.h"
 #include "emulator/ops/pointwise_entry.h"
+#include "emulator/task_body.h"
 #include "kernels/pointwise/ternary_ops.h"
 
 namespace npu::emu {
@@ -24,7 +23,7 @@ OperandArg optional_operand(const T* arg, const char* name) {
 
 // out = op(a, b, c); `value` multiplies addcmul's product and addcdiv's
 // quotient (1 when absent).
-std::function<void()> ternary_task(TernaryFn op, const OperandArg& a, const OperandArg& b, const OperandArg& c,
-                                   aclTensor* out, const OperandArg& value = no_operand());
+TaskBody ternary_task(TernaryFn op, const OperandArg& a, const OperandArg& b, const OperandArg& c,
+                      aclTensor* out, const OperandArg& value = no_operand());
 
 }  // namespace npu::emu

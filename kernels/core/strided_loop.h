@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cstdint>
-#include <vector>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -24,7 +23,7 @@ template <std::size_t N>
 struct StridedOperands {
   std::array<char*, N> base{};
   // strides[d][i]: byte stride of operand i along dim d (outermost first).
-  std::vector<std::array<int64_t, N>> strides;
+  SmallVector<std::array<int64_t, N>, 8> strides;
   Shape sizes;
 };
 

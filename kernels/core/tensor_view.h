@@ -9,11 +9,14 @@
 #include <vector>
 
 #include "device_model/dtype.h"
+#include "kernels/core/small_vector.h"
 
 namespace npu::kernels {
 
 using model::DType;
-using Shape = std::vector<int64_t>;
+// Sizes or strides, in elements. Inline up to rank 8 (CANN's largest), so
+// the views a small op makes allocate nothing.
+using Shape = SmallVector<int64_t, 8>;
 
 // Kernels report bad arguments with this; the emulator turns it into an ACL
 // error carrying the op's name.

@@ -92,7 +92,7 @@ struct PrivateTensor {
   PrivateTensor(const Dims& dims, Format format, const std::vector<float>& logical)
       : desc(npu::model::describe_storage(dims, DType::Float32, format)),
         mem(desc.storage_nbytes()),
-        handle(dims, npu::kernels::contiguous_strides(dims), 0, static_cast<aclFormat>(format), desc.storage_sizes,
+        handle(dims, npu::kernels::contiguous_strides(dims).vec(), 0, static_cast<aclFormat>(format), desc.storage_sizes,
                mem.ptr) {
     mem.upload(laid_out(desc, logical).data());
   }
@@ -125,7 +125,7 @@ TEST_CASE("private formats at an entry: aclnnAdd on FRACTAL_NZ and NC1HWC0 tenso
     const PrivateTensor self(dims, format, a);
     DeviceBuffer other_mem(a.size() * 4);
     other_mem.upload(b.data());
-    const TensorHandle other(dims, npu::kernels::contiguous_strides(dims), 0, ACL_FORMAT_ND, dims, other_mem.ptr);
+    const TensorHandle other(dims, npu::kernels::contiguous_strides(dims).vec(), 0, ACL_FORMAT_ND, dims, other_mem.ptr);
     const std::vector<unsigned char> self_before = self.mem.download();
     // The output in the same format, its storage garbage: padding must come out zero.
     PrivateTensor out(dims, format, std::vector<float>(a.size()));
@@ -171,19 +171,19 @@ TEST_CASE("private formats at an entry: what is not a whole tensor is refused na
   const Dims dims{33, 20};
   const PrivateTensor nz(dims, Format::FRACTAL_NZ, values(dims, 1.0f));
   DeviceBuffer nd_mem(numel(dims) * 4);
-  const TensorHandle nd(dims, npu::kernels::contiguous_strides(dims), 0, ACL_FORMAT_ND, dims, nd_mem.ptr);
+  const TensorHandle nd(dims, npu::kernels::contiguous_strides(dims).vec(), 0, ACL_FORMAT_ND, dims, nd_mem.ptr);
   recent_error();  // start clean
 
   const TensorHandle offset(Dims{32, 20}, Dims{20, 1}, 20, ACL_FORMAT_FRACTAL_NZ, nz.desc.storage_sizes, nz.mem.ptr);
   const Dims rows{32, 20};
-  const TensorHandle nd_rows(rows, npu::kernels::contiguous_strides(rows), 0, ACL_FORMAT_ND, rows, nd_mem.ptr);
+  const TensorHandle nd_rows(rows, npu::kernels::contiguous_strides(rows).vec(), 0, ACL_FORMAT_ND, rows, nd_mem.ptr);
   CHECK(add(offset.t, nd_rows.t, nd_rows.t) == ACLNN_ERR_PARAM_INVALID);
   CHECK_THAT(recent_error(), Catch::Contains("aclnnAdd: self in FRACTAL_NZ (29) must describe a whole tensor") &&
                                  Catch::Contains("offset 20"));
 
   const TensorHandle strided(Dims{17, 20}, Dims{40, 1}, 0, ACL_FORMAT_FRACTAL_NZ, nz.desc.storage_sizes, nz.mem.ptr);
   const Dims half{17, 20};
-  const TensorHandle nd_half(half, npu::kernels::contiguous_strides(half), 0, ACL_FORMAT_ND, half, nd_mem.ptr);
+  const TensorHandle nd_half(half, npu::kernels::contiguous_strides(half).vec(), 0, ACL_FORMAT_ND, half, nd_mem.ptr);
   CHECK(add(nd_half.t, strided.t, nd_half.t) == ACLNN_ERR_PARAM_INVALID);
   CHECK_THAT(recent_error(), Catch::Contains("aclnnAdd: other in FRACTAL_NZ (29) must describe a whole tensor"));
 
@@ -210,7 +210,7 @@ TEST_CASE("private formats at an entry: aclnnInplaceCopy and the fills read and 
   const std::vector<unsigned char> nz_before = nz.mem.download();
   DeviceBuffer nd_mem(a.size() * 4);
   nd_mem.fill(0xAB);
-  const TensorHandle nd(dims, npu::kernels::contiguous_strides(dims), 0, ACL_FORMAT_ND, dims, nd_mem.ptr);
+  const TensorHandle nd(dims, npu::kernels::contiguous_strides(dims).vec(), 0, ACL_FORMAT_ND, dims, nd_mem.ptr);
   uint64_t workspace = 0;
   aclOpExecutor* executor = nullptr;
   // Launches what the ...GetWorkspaceSize call (already made) prepared.
@@ -338,7 +338,7 @@ TEST_CASE("FormatScope: a tensor list gets a copy with private-format members su
   const std::vector<float> a = values(dims, 1.5f);
   std::vector<unsigned char> nz_storage = laid_out(desc, a);
   std::vector<float> plain(a.size(), 3.0f);
-  const Dims strides = npu::kernels::contiguous_strides(dims);
+  const Dims strides = npu::kernels::contiguous_strides(dims).vec();
   aclTensor* members[] = {
       aclCreateTensor(dims.data(), 2, ACL_FLOAT, strides.data(), 0, ACL_FORMAT_ND, dims.data(), 2, plain.data()),
       aclCreateTensor(dims.data(), 2, ACL_FLOAT, strides.data(), 0, ACL_FORMAT_FRACTAL_NZ,

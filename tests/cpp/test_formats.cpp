@@ -503,7 +503,7 @@ TEST_CASE("transforms: a descriptor that disagrees with the spec is refused", "[
 
 namespace {
 
-Dims contiguous_strides(const Dims& d) { return npu::kernels::contiguous_strides(d); }
+Dims contiguous_strides(const Dims& d) { return npu::kernels::contiguous_strides(d).vec(); }
 
 // Device memory holding `bytes`, freed on scope exit.
 struct DeviceBuffer {
