@@ -44,7 +44,7 @@ bool abs_native(const char* schema, const at::Tensor& self) {
 // aclnnAbs computes in the result dtype and converts into out, as CPU's
 // complex branch does through its temporary.
 void launch_abs(const at::Tensor& self, const at::Tensor& out) {
-  NPU_RUN(aclnnAbs, npu::table::device_operand(self, out.device(), self.scalar_type()), out);
+  NPU_RUN(aclnnAbs, *npu::table::device_operand(self, out.device(), self.scalar_type()), out);
 }
 
 }  // namespace

@@ -43,9 +43,9 @@ at::Device result_device(const at::Tensor& condition, const at::Tensor& self, co
 void launch_where(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other, at::ScalarType result,
                   const at::Tensor& out) {
   const at::Device device = out.device();
-  const at::Tensor cond = table::device_operand(condition, device, at::kBool);
-  const at::Tensor a = table::device_operand(self, device, result);
-  const at::Tensor b = table::device_operand(other, device, result);
+  const at::Tensor cond = *table::device_operand(condition, device, at::kBool);
+  const at::Tensor a = *table::device_operand(self, device, result);
+  const at::Tensor b = *table::device_operand(other, device, result);
   at::TensorIteratorConfig()
       .check_all_same_dtype(false)
       .add_output(out)

@@ -45,9 +45,9 @@ void check_inplace(const at::Tensor& self, at::IntArrayRef sizes, const at::Tens
 
 bool is_cpu_scalar(const at::Tensor& t) { return t.defined() && t.is_cpu() && t.dim() == 0; }
 
-at::Tensor device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute) {
-  if (!is_cpu_scalar(t)) return t;
-  return t.to(at::TensorOptions().device(device).dtype(compute));
+c10::MaybeOwned<at::Tensor> device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute) {
+  if (!is_cpu_scalar(t)) return c10::MaybeOwned<at::Tensor>::borrowed(t);
+  return c10::MaybeOwned<at::Tensor>::owned(t.to(at::TensorOptions().device(device).dtype(compute)));
 }
 
 at::Tensor new_output(at::ScalarType dtype, const at::Tensor& a, const at::Tensor& b) {

@@ -17,6 +17,7 @@
 #include <ATen/ATen.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/TensorIterator.h>
+#include <c10/util/MaybeOwned.h>
 
 namespace npu::table {
 
@@ -118,8 +119,10 @@ at::ScalarType compute_dtype(const Meta& meta, at::ScalarType fallback) {
 
 // A CPU 0-dim tensor among npu operands (PyTorch lets it act as a scalar):
 // copied to `device` in the compute dtype, where an aclnn op can read it.
-// Anything else is returned as it is.
-at::Tensor device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute);
+// Anything else is borrowed, not copied: a copy of a tensor Python holds
+// costs two GIL round trips (its refcount goes 1 -> 2 -> 1), a large share
+// of a small op's launch.
+c10::MaybeOwned<at::Tensor> device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute);
 bool is_cpu_scalar(const at::Tensor& t);
 
 // The dtypes an op must support to run natively: its compute dtype, and the

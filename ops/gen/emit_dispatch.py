@@ -183,7 +183,7 @@ class Wrapper:
         for p in op.params:
             if p.name in use.map:
                 e = f"map_{p.name}" if p.name in mapped else use.map[p.name]
-                exprs.append(f"npu::table::device_operand({e}, device, compute)"
+                exprs.append(f"*npu::table::device_operand({e}, device, compute)"
                              if on_device and p.kind == "tensor" and not p.is_output else e)
                 out_i += p.is_output  # a mapped output stands for the schema's (e.g. a view of it)
             elif p.is_output:
@@ -193,7 +193,7 @@ class Wrapper:
                 out_i += 1
             elif p.name in names:
                 if on_device and p.name in tensor_args and p.kind == "tensor":
-                    exprs.append(f"npu::table::device_operand({p.name}, device, compute)")
+                    exprs.append(f"*npu::table::device_operand({p.name}, device, compute)")
                 else:
                     exprs.append(self.value(p.name))
             else:
