@@ -190,13 +190,15 @@ r["has_op"] = {op: npu_emu._C._driver_has_op(op) for op in ("aclnnAtan2", "aclnn
 print(json.dumps(r))
 """
 
-_ERROR_MODE_SCRIPT = r"""
+def _error_mode_script(calls: str) -> str:
+    """A script running `calls` (name, lambda pairs over a 2x2 npu tensor x)
+    and printing, per call, the first line of its NotImplementedError (None
+    when it ran), then the fallback counts."""
+    return r"""
 import json, torch, npu_emu
 x = torch.tensor([[3., 1.], [0., 5.]]).npu()
 r = {}
-for name, call in [("atan2", lambda: torch.atan2(x, x)), ("atan2_", lambda: x.clone().atan2_(x)),
-                   ("sort.values_stable", lambda: torch.sort(x, out=(torch.empty(0).npu(), torch.empty(0, dtype=torch.long).npu()))),
-                   ("topk", lambda: torch.topk(x, 1)), ("maximum", lambda: torch.maximum(x, x))]:
+for name, call in [""" + calls + r"""]:
     try:
         call()
         r[name] = None
@@ -205,6 +207,11 @@ for name, call in [("atan2", lambda: torch.atan2(x, x)), ("atan2_", lambda: x.cl
 r["fallback"] = npu_emu._C._fallback_counts()
 print(json.dumps(r))
 """
+
+
+_ERROR_MODE_SCRIPT = _error_mode_script("""("atan2", lambda: torch.atan2(x, x)), ("atan2_", lambda: x.clone().atan2_(x)),
+                   ("sort.values_stable", lambda: torch.sort(x, out=(torch.empty(0).npu(), torch.empty(0, dtype=torch.long).npu()))),
+                   ("topk", lambda: torch.topk(x, 1)), ("maximum", lambda: torch.maximum(x, x))""")
 
 
 def run_on_reduced_standin(script: str, fallback: str) -> dict:
@@ -311,21 +318,9 @@ r["fallback"] = npu_emu._C._fallback_counts()
 print(json.dumps(r))
 """
 
-_INDEX_ERROR_MODE_SCRIPT = r"""
-import json, torch, npu_emu
-x = torch.tensor([[3., 1.], [0., 5.]]).npu()
-r = {}
-for name, call in [("index_select", lambda: x.index_select(0, torch.tensor([1]).npu())),
+_INDEX_ERROR_MODE_SCRIPT = _error_mode_script("""("index_select", lambda: x.index_select(0, torch.tensor([1]).npu())),
                    ("masked_select", lambda: torch.masked_select(x, x > 1)),
-                   ("scatter_add", lambda: torch.scatter_add(x, 0, torch.tensor([[1, 0]]).npu(), x))]:
-    try:
-        call()
-        r[name] = None
-    except NotImplementedError as e:
-        r[name] = str(e).splitlines()[0]
-r["fallback"] = npu_emu._C._fallback_counts()
-print(json.dumps(r))
-"""
+                   ("scatter_add", lambda: torch.scatter_add(x, 0, torch.tensor([[1, 0]]).npu(), x))""")
 
 
 def test_indexing_ops_missing_from_acl_library_fall_back_before_launching():
