@@ -129,6 +129,7 @@ const aclTensor* FormatScope::substitute(const TensorIn& p) {
 
 aclTensor* FormatScope::substitute(const TensorOut& p) {
   if (p.tensor == nullptr || p.native) return p.tensor;
+  if (p.reads) stage(*p.tensor, p.name, false);  // the same scratch, marked read too
   aclTensor* sub = stage(*p.tensor, p.name, true);
   return sub != nullptr ? sub : p.tensor;
 }

@@ -31,6 +31,9 @@ struct TensorOut {
   aclTensor* tensor;
   const char* name;
   bool native = false;
+  // Read-modify-write (an aclnnInplace* selfRef the op reads, like
+  // aclnnInplaceAddmm's): its scratch is filled from storage first.
+  bool reads = false;
 };
 struct ListIn {
   const aclTensorList* list;

@@ -38,7 +38,9 @@ def umbrella_header(families: list[Family]) -> str:
 
 def writes_const_self(op: Op, p: Param) -> bool:
     """CANN's aclnnInplace* ops declare the tensor they write (their first
-    tensor parameter, selfRef) `const aclTensor*`: staged as an output all the same."""
+    tensor parameter, selfRef) `const aclTensor*`: staged as an output all the
+    same, one the op also reads (its scratch is filled first), and the
+    dispatch passes the in-place schema's self to it."""
     first = next((q for q in op.params if q.kind == "tensor"), None)
     return op.aclnn.startswith("aclnnInplace") and p is first and p.ctype == "const aclTensor*"
 
@@ -53,7 +55,7 @@ def _format_params(op: Op) -> tuple[str, str]:
     for p in op.params:
         native = "true" if p.name in op.formats else "false"
         if writes_const_self(op, p):
-            args.append(f'TensorOut{{const_cast<aclTensor*>({p.name}), "{p.name}", {native}}}')
+            args.append(f'TensorOut{{const_cast<aclTensor*>({p.name}), "{p.name}", {native}, true}}')
         elif p.ctype == "const aclTensor*":
             args.append(f'TensorIn{{{p.name}, "{p.name}", {native}}}')
         elif p.ctype == "aclTensor*":
