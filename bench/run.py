@@ -1,9 +1,10 @@
 """npu-emu against PyTorch's CPU backend, side by side in one run.
 
 Prints per-op latency for small tensors (dispatch + launch overhead),
-per-step time of small recurrent models (chains of small ops) and throughput
-for large tensors (GB/s), each with its ratio to CPU, plus the machine's
-memcpy bandwidth as the ceiling. `--json FILE` writes the numbers.
+per-step time of small recurrent models (chains of small ops), throughput
+for large tensors (GB/s) and GEMM speed (GFLOP/s; float32 also against
+Eigen's all-core peak from build/bench_gemm), each with its ratio to CPU,
+plus the machine's memcpy bandwidth as the ceiling. `--json FILE` writes the numbers.
 Not part of the tests: timings never decide pass/fail.
 
     python bench/run.py [--json out.json] [--quick]
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import time
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import torch
 
@@ -113,6 +116,42 @@ def _large_ops(device: str, n: int) -> dict[str, tuple[Callable[[], object], int
     }
 
 
+GEMM_TARGETS = {torch.float32: 0.9, torch.float16: 1.0, torch.bfloat16: 1.0}  # npu GFLOP/s / CPU GFLOP/s
+GEMM_NAMES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
+GEMM_PEAK_FACTOR = 1.3  # float32 GEMM within this factor of Eigen's all-core peak
+
+
+def _gemm_gflops(device: str, dtype: torch.dtype, n: int, iters: int) -> float:
+    a = torch.randn(n, n, device=device).to(dtype)
+    b = torch.randn(n, n, device=device).to(dtype)
+    return 2 * n**3 / _time(lambda: a @ b, device, iters) / 1e9
+
+
+def _eigen_peak_gflops(n: int) -> float | None:
+    """Eigen's sgemm on all cores (build/bench_gemm), if it was built."""
+    exe = Path(__file__).resolve().parent.parent / "build" / "bench_gemm"
+    if not exe.exists():
+        return None
+    done = subprocess.run([str(exe), "--size", str(n), "--json"], capture_output=True, text=True, check=True)
+    return float(json.loads(done.stdout)["eigen_allcores"])
+
+
+def _gemm_rows(quick: bool) -> list[Row]:
+    """n x n x n matrix products, GFLOP/s, and float32 against Eigen's peak."""
+    n, iters = (512, 3) if quick else (1024, 5)
+    rows = []
+    for dtype, target in GEMM_TARGETS.items():
+        name = f"gemm {GEMM_NAMES[dtype]} {n}"
+        c, d = _gemm_gflops("cpu", dtype, n, iters), _gemm_gflops("npu", dtype, n, iters)
+        rows.append(Row("gemm", name, c, d, "GFLOP/s", d / c, f">= {target}x"))
+        if dtype == torch.float32:
+            peak = _eigen_peak_gflops(n)
+            if peak is not None:
+                rows.append(Row("gemm", "f32 vs peak", peak, d, "GFLOP/s", d / peak,
+                                f">= {1 / GEMM_PEAK_FACTOR:.2f}x (cpu column: Eigen, all cores)"))
+    return rows
+
+
 def memcpy_bandwidth(n: int) -> float:
     src = torch.randn(n)
     dst = torch.empty(n)
@@ -155,6 +194,7 @@ def run(quick: bool) -> tuple[list[Row], float]:
         d = nbytes / _time(npu_large[name][0], "npu", 3 if quick else 10) / 1e9
         target = f">= {THROUGHPUT_TARGET}x" if name in ("add", "mul", "sum", "sum_dim") else "-"
         rows.append(Row("throughput", name, c, d, "GB/s", d / c, target))
+    rows += _gemm_rows(quick)  # matmul (issue 14)
     return rows, memcpy_bandwidth(n)
 
 
