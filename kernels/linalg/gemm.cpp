@@ -279,6 +279,19 @@ void run_typed(const GemmArgs& args) {
 template <class R>
 void run_reduced(const GemmArgs& g) {
   if (g.m == 0 || g.n == 0 || (g.batch == 0 && !g.reduce_batch)) return;
+  if (g.reduce_batch && g.batch > 1) {
+    // PyTorch CPU's addbmm accumulates the batch products into C one by one,
+    // rounding C to the dtype after each: so does this, item by item.
+    GemmArgs item = g;
+    item.batch = 1;
+    for (int64_t b = 0; b < g.batch; ++b) {
+      item.a.data = static_cast<R*>(g.a.data) + b * g.a.batch_stride;
+      item.b.data = static_cast<R*>(g.b.data) + b * g.b.batch_stride;
+      item.beta = b == 0 ? g.beta : std::complex<double>(1.0, 0.0);
+      run_reduced<R>(item);
+    }
+    return;
+  }
   const Mat<const R> a{static_cast<const R*>(g.a.data), g.a.row_stride, g.a.col_stride, g.a.batch_stride};
   const Mat<const R> b{static_cast<const R*>(g.b.data), g.b.row_stride, g.b.col_stride, g.b.batch_stride};
   Mat<R> c = mat_of<R>(g.c);

@@ -14,7 +14,8 @@
 // oneTBB's workers by batch and row/column blocks (Eigen itself is built
 // without OpenMP and runs single-threaded). float16/bfloat16 operands are
 // converted to float32 panel by panel, accumulated in float32 and rounded
-// once into C, as PyTorch's CPU does. beta == 0 ignores C's old values (NaN
+// once into C, as PyTorch's CPU does (with reduce_batch, once per batch
+// item, as CPU's addbmm does). beta == 0 ignores C's old values (NaN
 // in C does not propagate), as BLAS and PyTorch do.
 //
 // This header includes no Eigen: its users (emulator entries, convolution)
