@@ -93,7 +93,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   // that composite computes the result on npu and copy_s it into out, on
   // whatever device out is (a CPU out was filled silently). Through the
   // fallback they run CPU's kernel, after the written-argument device check.
-  for (const char* op : {"addr.out", "_stack.out"}) {
+  for (const char* op : {"_stack.out"}) {
     m.impl(op, torch::CppFunction::makeFromBoxedFunction<&npu_cpu_fallback>());
   }
 }

@@ -36,7 +36,7 @@ def umbrella_header(families: list[Family]) -> str:
     return "".join(out)
 
 
-def _writes_const_self(op: Op, p: Param) -> bool:
+def writes_const_self(op: Op, p: Param) -> bool:
     """CANN's aclnnInplace* ops declare the tensor they write (their first
     tensor parameter, selfRef) `const aclTensor*`: staged as an output all the same."""
     first = next((q for q in op.params if q.kind == "tensor"), None)
@@ -52,7 +52,7 @@ def _format_params(op: Op) -> tuple[str, str]:
     args, lambda_params = [], []
     for p in op.params:
         native = "true" if p.name in op.formats else "false"
-        if _writes_const_self(op, p):
+        if writes_const_self(op, p):
             args.append(f'TensorOut{{const_cast<aclTensor*>({p.name}), "{p.name}", {native}}}')
         elif p.ctype == "const aclTensor*":
             args.append(f'TensorIn{{{p.name}, "{p.name}", {native}}}')
