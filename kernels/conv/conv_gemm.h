@@ -1,6 +1,5 @@
-// The one GEMM the convolution kernels call. Until the linalg GEMM engine
-// (kernels/linalg/gemm.h) is on this branch it is Eigen's product on mapped
-// row-major buffers; this header is the only place that changes then.
+// The one GEMM the convolution kernels call, on row-major buffers: the
+// linalg GEMM engine (kernels/linalg/gemm.h) with transposes as strides.
 #pragma once
 
 #include <cstdint>
