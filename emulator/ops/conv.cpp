@@ -203,6 +203,16 @@ Problem problem(const aclTensor* input, const aclTensor* weight, const aclIntArr
     }
     pr.output.push_back(size);
   }
+  // Where PyTorch's CPU runs its slow path, which keeps the col2im pass in
+  // the reduced dtype: always for float16 (oneDNN's float16 convolution
+  // needs AVX512-FP16), for bfloat16 only in transposed convolutions whose
+  // output_padding reaches the stride (oneDNN takes the rest).
+  bool big_output_padding = false;
+  for (int64_t d = 0; d < spatial; ++d) {
+    big_output_padding |= out_pad[static_cast<std::size_t>(d)] >= pr.params.stride[static_cast<std::size_t>(d)];
+  }
+  pr.params.round_intermediates = input->dtype == model::DType::Float16 ||
+                                  (input->dtype == model::DType::BFloat16 && transposed && big_output_padding);
   return pr;
 }
 

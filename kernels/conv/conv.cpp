@@ -134,7 +134,19 @@ void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t 
   (void)columns;
 }
 
-template <class Acc>
+// `v` rounded to T's precision when T is a reduced float (identity otherwise).
+template <class T, class Acc>
+Acc rounded(Acc v) {
+  if constexpr (is_reduced_float_v<T>) {
+    return static_cast<Acc>(static_cast<float>(T(v)));
+  } else {
+    return v;
+  }
+}
+
+// col2im; with T a reduced float each sum is rounded to T, as in PyTorch
+// CPU's slow path (ConvParams::round_intermediates).
+template <class T, class Acc>
 void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* image) {
   const int64_t plane = g.image_numel();
   const Acc* src = col;
@@ -155,9 +167,12 @@ void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* i
               Acc* row = img + (id * g.image[1] + ih) * g.image[2];
               if (g.stride[2] == 1) {
                 Acc* to = row + lo + off_w;
-                for (int64_t ow = lo; ow < hi; ++ow) to[ow - lo] += src[ow];
+                for (int64_t ow = lo; ow < hi; ++ow) to[ow - lo] = rounded<T>(to[ow - lo] + src[ow]);
               } else {
-                for (int64_t ow = lo; ow < hi; ++ow) row[ow * g.stride[2] + off_w] += src[ow];
+                for (int64_t ow = lo; ow < hi; ++ow) {
+                  Acc& dst = row[ow * g.stride[2] + off_w];
+                  dst = rounded<T>(dst + src[ow]);
+                }
               }
             }
           }
@@ -258,6 +273,7 @@ struct Passes {
   int64_t groups;
   int64_t rows;      // A's channels per group
   int64_t channels;  // B's channels per group
+  bool round;        // ConvParams::round_intermediates, for a reduced-float T
   int64_t kc() const { return channels * g.kernel_numel(); }
 
   // A[n] = W * im2col(B[n]) (+ bias over A's channels).
@@ -306,13 +322,22 @@ struct Passes {
         const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
         const Acc* wg = w.data() + grp * rows * kc();
         Acc* img = thread_buffer<Acc>(1, channels * plane);
+        // round_intermediates: the columns and every col2im sum rounded to T.
         if (g.pointwise()) {
           gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, img, columns, false);
+          if (round) {
+            for (int64_t i = 0; i < channels * plane; ++i) img[i] = rounded<T>(img[i]);
+          }
         } else {
           Acc* col = thread_buffer<Acc>(0, kc() * columns);
           gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, col, columns, false);
           std::fill(img, img + channels * plane, Acc(0));
-          col2im_geometry<Acc>(col, channels, g, img);
+          if (round) {
+            for (int64_t i = 0; i < kc() * columns; ++i) col[i] = rounded<T>(col[i]);
+            col2im_geometry<T, Acc>(col, channels, g, img);
+          } else {
+            col2im_geometry<Acc, Acc>(col, channels, g, img);
+          }
         }
         write_rows<T, Acc>(img, b, n, grp * channels, channels, bias);
       }
@@ -423,7 +448,8 @@ void convolution(const ConvOperand& input, const ConvOperand& weight, const Tens
   visit_conv_dtype(input.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = acc_t<T>;
-    const Passes<T, Acc> passes{g, p.groups, weight.size0() / p.groups, weight.size1()};
+    const Passes<T, Acc> passes{g, p.groups, weight.size0() / p.groups, weight.size1(),
+                                is_reduced_float_v<T> && p.round_intermediates};
     if (a.size0() == 0) return;
     const std::vector<Acc> w = pack_weight<T, Acc>(weight, g);
     if (transposed) {
@@ -444,7 +470,8 @@ void convolution_backward(const ConvOperand& grad_output, const ConvOperand& inp
   visit_conv_dtype(input.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = acc_t<T>;
-    const Passes<T, Acc> passes{g, p.groups, weight.size0() / p.groups, weight.size1()};
+    const Passes<T, Acc> passes{g, p.groups, weight.size0() / p.groups, weight.size1(),
+                                is_reduced_float_v<T> && p.round_intermediates};
     if (grad_input != nullptr && grad_input->size0() > 0) {
       const std::vector<Acc> w = pack_weight<T, Acc>(weight, g);
       if (transposed) {
@@ -475,7 +502,7 @@ void im2col(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channe
 template <class Acc>
 void col2im(const Acc* col, int64_t channels, const Shape& image_sizes, const Shape& kernel, const Shape& columns,
             const ConvParams& p, Acc* image) {
-  col2im_geometry<Acc>(col, channels, geometry(image_sizes, kernel, columns, p), image);
+  col2im_geometry<Acc, Acc>(col, channels, geometry(image_sizes, kernel, columns, p), image);
 }
 
 template void im2col<float>(const ConvOperand&, int64_t, int64_t, int64_t, const Shape&, const Shape&,

@@ -43,6 +43,11 @@ ConvOperand strided_operand(const TensorView& v);
 struct ConvParams {
   Shape stride, padding, dilation;
   int64_t groups = 1;
+  // float16/bfloat16 only: round the col2im pass's columns and each of its
+  // sums to the dtype (else float32 throughout, one rounding at the end).
+  // PyTorch's CPU does so in its slow path (no oneDNN): npu follows it there
+  // to give CPU's results (the emulator entry decides when).
+  bool round_intermediates = false;
 };
 
 // The spatial sizes of the column side for an image side of `image` sizes
