@@ -27,6 +27,7 @@ import npu_emu  # noqa: F401  (activates the npu backend)
 
 LATENCY_TARGET = 1.5  # npu time / CPU time, small ops
 THROUGHPUT_TARGET = 0.8  # npu GB/s / CPU GB/s, large elementwise and reductions
+CONV_TARGET = 0.7  # npu GFLOP/s / CPU GFLOP/s, conv2d forward + backward on resnet18's layers
 
 
 @dataclass
@@ -149,6 +150,51 @@ def _gemm_rows(quick: bool) -> list[Row]:
             if peak is not None:
                 rows.append(Row("gemm", "f32 vs peak", peak, d, "GFLOP/s", d / peak,
                                 f">= {1 / GEMM_PEAK_FACTOR:.2f}x (cpu column: Eigen, all cores)"))
+
+# ---- conv (issue 14): resnet18's conv2d layers, batch 8, forward + backward ----
+# name -> (input shape, weight shape, stride, padding, input needs a gradient)
+RESNET18_CONVS = {
+    "stem7x7": ((8, 3, 64, 64), (64, 3, 7, 7), 2, 3, False),
+    "l1_3x3": ((8, 64, 56, 56), (64, 64, 3, 3), 1, 1, True),
+    "l2_3x3_s2": ((8, 64, 56, 56), (128, 64, 3, 3), 2, 1, True),
+    "l2_1x1_s2": ((8, 64, 56, 56), (128, 64, 1, 1), 2, 0, True),
+    "l2_3x3": ((8, 128, 28, 28), (128, 128, 3, 3), 1, 1, True),
+    "l3_3x3_s2": ((8, 128, 28, 28), (256, 128, 3, 3), 2, 1, True),
+    "l3_1x1_s2": ((8, 128, 28, 28), (256, 128, 1, 1), 2, 0, True),
+    "l3_3x3": ((8, 256, 14, 14), (256, 256, 3, 3), 1, 1, True),
+    "l4_3x3_s2": ((8, 256, 14, 14), (512, 256, 3, 3), 2, 1, True),
+    "l4_1x1_s2": ((8, 256, 14, 14), (512, 256, 1, 1), 2, 0, True),
+    "l4_3x3": ((8, 512, 7, 7), (512, 512, 3, 3), 1, 1, True),
+}
+
+
+def _conv_step(device: str, name: str) -> tuple[Callable[[], object], float]:
+    """One conv2d forward + backward (input, weight and bias gradients) and its FLOPs."""
+    xs, ws, stride, padding, input_grad = RESNET18_CONVS[name]
+    torch.manual_seed(0)
+    x = torch.randn(xs, device=device).requires_grad_(input_grad)
+    w = torch.randn(ws, device=device).requires_grad_()
+    b = torch.randn(ws[0], device=device).requires_grad_()
+    out = torch.nn.functional.conv2d(x.detach(), w.detach(), stride=stride, padding=padding)
+    grad = torch.randn_like(out)
+    # 2 FLOPs per multiply-add: forward, weight gradient, input gradient.
+    gemm = 2 * out.numel() * ws[1] * ws[2] * ws[3]
+    flops = gemm * (3 if input_grad else 2)
+
+    def step() -> object:
+        y = torch.nn.functional.conv2d(x, w, b, stride=stride, padding=padding)
+        return torch.autograd.grad(y, [x, w, b] if input_grad else [w, b], grad)
+
+    return step, flops
+
+
+def conv_rows(quick: bool) -> list[Row]:
+    rows = []
+    for name in RESNET18_CONVS:
+        (cpu_step, flops), (npu_step, _) = _conv_step("cpu", name), _conv_step("npu", name)
+        c = flops / _time(cpu_step, "cpu", 1 if quick else 3) / 1e9
+        d = flops / _time(npu_step, "npu", 1 if quick else 3) / 1e9
+        rows.append(Row("conv", name, c, d, "GFLOP/s", d / c, f">= {CONV_TARGET}x"))
     return rows
 
 
@@ -195,6 +241,8 @@ def run(quick: bool) -> tuple[list[Row], float]:
         target = f">= {THROUGHPUT_TARGET}x" if name in ("add", "mul", "sum", "sum_dim") else "-"
         rows.append(Row("throughput", name, c, d, "GB/s", d / c, target))
     rows += _gemm_rows(quick)  # matmul (issue 14)
+
+    rows += conv_rows(quick)
     return rows, memcpy_bandwidth(n)
 
 

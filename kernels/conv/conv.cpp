@@ -1,0 +1,517 @@
+#include "kernels/conv/conv.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+
+#include <tbb/combinable.h>
+
+#include "kernels/conv/conv_gemm.h"
+#include "kernels/core/dtype_dispatch.h"
+#include "kernels/core/nd_iter.h"
+
+namespace npu::kernels::conv {
+
+namespace {
+
+using Int3 = std::array<int64_t, 3>;
+
+int64_t prod(const Int3& a) { return a[0] * a[1] * a[2]; }
+
+// `v` (one value per spatial dim) as three dims, padded in front with `fill`:
+// 1-d and 2-d convolutions run as 3-d ones with leading size-1 dims.
+Int3 as3(const Shape& v, int64_t fill) {
+  Int3 out{fill, fill, fill};
+  const std::size_t lead = 3 - v.size();
+  for (std::size_t i = 0; i < v.size(); ++i) out[lead + i] = v[i];
+  return out;
+}
+
+// The geometry of one convolution in three spatial dims.
+struct Geometry {
+  Int3 image, column, kernel, stride, padding, dilation;
+  int64_t image_numel() const { return prod(image); }
+  int64_t column_numel() const { return prod(column); }
+  int64_t kernel_numel() const { return prod(kernel); }
+  // 1x1 kernel, stride 1, no padding: im2col and col2im are the identity.
+  bool pointwise() const {
+    for (int i = 0; i < 3; ++i) {
+      if (kernel[i] != 1 || stride[i] != 1 || padding[i] != 0 || image[i] != column[i]) return false;
+    }
+    return true;
+  }
+};
+
+Geometry geometry(const Shape& image, const Shape& kernel, const Shape& column, const ConvParams& p) {
+  return {as3(image, 1),    as3(column, 1),    as3(kernel, 1),
+          as3(p.stride, 1), as3(p.padding, 0), as3(p.dilation, 1)};
+}
+
+Int3 strides3(const ConvOperand& t) { return as3(t.spatial_strides, 0); }
+
+// Whether channels [c_begin, c_begin + count) of `t` at index n are one dense
+// row-major matrix [count, spatial numel] of element type T (readable or
+// writable in place, without packing). Returns its address, else null.
+template <class T>
+T* dense_rows(const ConvOperand& t, int64_t n, int64_t c_begin, int64_t count) {
+  const Int3 sizes = as3(t.spatial, 1);
+  const Int3 st = strides3(t);
+  const int64_t plane = prod(sizes);
+  if ((sizes[2] > 1 && st[2] != 1) || (sizes[1] > 1 && st[1] != sizes[2]) ||
+      (sizes[0] > 1 && st[0] != sizes[1] * sizes[2])) {
+    return nullptr;
+  }
+  for (int64_t c = 1; c < count; ++c) {
+    if (t.channel[c_begin + c] != t.channel[c_begin] + c * plane) return nullptr;
+  }
+  return static_cast<T*>(t.data) + t.outer[n] + t.channel[c_begin];
+}
+
+// Calls f(flat index, element offset) over a 3-d block of `sizes` with strides `st`.
+template <class F>
+void for_each_position(const Int3& sizes, const Int3& st, F&& f) {
+  int64_t flat = 0;
+  for (int64_t a = 0; a < sizes[0]; ++a) {
+    for (int64_t b = 0; b < sizes[1]; ++b) {
+      const int64_t row = a * st[0] + b * st[1];
+      for (int64_t c = 0; c < sizes[2]; ++c) f(flat++, row + c * st[2]);
+    }
+  }
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
+
+// The column positions [lo, hi) along one dim whose image index
+// x * stride + offset falls inside [0, size).
+std::pair<int64_t, int64_t> valid_range(int64_t columns, int64_t stride, int64_t offset, int64_t size) {
+  const int64_t lo = std::min(columns, ceil_div(-offset, stride));
+  const int64_t hi = std::max(lo, std::min(columns, ceil_div(size - offset, stride)));
+  return {lo, hi};
+}
+
+template <class T, class Acc>
+void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channels, const Geometry& g,
+                  Acc* col) {
+  const Int3 st = strides3(image);
+  const int64_t columns = g.column_numel();
+  const T* data = static_cast<const T*>(image.data) + image.outer[n];
+  Acc* dst = col;
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* src = data + image.channel[c_begin + c];
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      const int64_t off_d = kd * g.dilation[0] - g.padding[0];
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        const int64_t off_h = kh * g.dilation[1] - g.padding[1];
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+          const int64_t off_w = kw * g.dilation[2] - g.padding[2];
+          const auto [lo, hi] = valid_range(g.column[2], g.stride[2], off_w, g.image[2]);
+          for (int64_t od = 0; od < g.column[0]; ++od) {
+            const int64_t id = od * g.stride[0] + off_d;
+            for (int64_t oh = 0; oh < g.column[1]; ++oh, dst += g.column[2]) {
+              const int64_t ih = oh * g.stride[1] + off_h;
+              if (id < 0 || id >= g.image[0] || ih < 0 || ih >= g.image[1]) {
+                std::fill(dst, dst + g.column[2], Acc(0));
+                continue;
+              }
+              const T* row = src + id * st[0] + ih * st[1];
+              std::fill(dst, dst + lo, Acc(0));
+              if (g.stride[2] == 1 && st[2] == 1) {
+                const T* from = row + lo + off_w;
+                for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = convert<Acc>(from[ow - lo]);
+              } else {
+                for (int64_t ow = lo; ow < hi; ++ow) {
+                  dst[ow] = convert<Acc>(row[(ow * g.stride[2] + off_w) * st[2]]);
+                }
+              }
+              std::fill(dst + hi, dst + g.column[2], Acc(0));
+            }
+          }
+        }
+      }
+    }
+  }
+  (void)columns;
+}
+
+// `v` rounded to T's precision when T is a reduced float (identity otherwise).
+template <class T, class Acc>
+Acc rounded(Acc v) {
+  if constexpr (is_reduced_float_v<T>) {
+    return static_cast<Acc>(static_cast<float>(T(v)));
+  } else {
+    return v;
+  }
+}
+
+// col2im; with T a reduced float each sum is rounded to T, as in PyTorch
+// CPU's slow path (ConvParams::round_intermediates).
+template <class T, class Acc>
+void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* image) {
+  const int64_t plane = g.image_numel();
+  const Acc* src = col;
+  for (int64_t c = 0; c < channels; ++c) {
+    Acc* img = image + c * plane;
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      const int64_t off_d = kd * g.dilation[0] - g.padding[0];
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        const int64_t off_h = kh * g.dilation[1] - g.padding[1];
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+          const int64_t off_w = kw * g.dilation[2] - g.padding[2];
+          const auto [lo, hi] = valid_range(g.column[2], g.stride[2], off_w, g.image[2]);
+          for (int64_t od = 0; od < g.column[0]; ++od) {
+            const int64_t id = od * g.stride[0] + off_d;
+            for (int64_t oh = 0; oh < g.column[1]; ++oh, src += g.column[2]) {
+              const int64_t ih = oh * g.stride[1] + off_h;
+              if (id < 0 || id >= g.image[0] || ih < 0 || ih >= g.image[1]) continue;
+              Acc* row = img + (id * g.image[1] + ih) * g.image[2];
+              if (g.stride[2] == 1) {
+                Acc* to = row + lo + off_w;
+                for (int64_t ow = lo; ow < hi; ++ow) to[ow - lo] = rounded<T>(to[ow - lo] + src[ow]);
+              } else {
+                for (int64_t ow = lo; ow < hi; ++ow) {
+                  Acc& dst = row[ow * g.stride[2] + off_w];
+                  dst = rounded<T>(dst + src[ow]);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Per-thread buffers reused across tasks and calls (worker threads persist),
+// so large column matrices are not re-faulted in for every image.
+template <class Acc>
+Acc* thread_buffer(int slot, int64_t count) {
+  thread_local std::array<std::vector<Acc>, 3> buffers;
+  std::vector<Acc>& b = buffers[static_cast<std::size_t>(slot)];
+  if (static_cast<int64_t>(b.size()) < count) b.resize(static_cast<std::size_t>(count));
+  return b.data();
+}
+
+// The weight of each group as a dense row-major matrix [rows, size1 * kernel].
+template <class T, class Acc>
+std::vector<Acc> pack_weight(const ConvOperand& w, const Geometry& g) {
+  const Int3 st = strides3(w);
+  const int64_t k = g.kernel_numel();
+  std::vector<Acc> packed(static_cast<std::size_t>(w.size0() * w.size1() * k));
+  const T* data = static_cast<const T*>(w.data);
+  Acc* dst = packed.data();
+  for (int64_t o = 0; o < w.size0(); ++o) {
+    for (int64_t i = 0; i < w.size1(); ++i) {
+      const T* src = data + w.outer[o] + w.channel[i];
+      for_each_position(g.kernel, st, [&](int64_t, int64_t off) { *dst++ = convert<Acc>(src[off]); });
+    }
+  }
+  return packed;
+}
+
+template <class T, class Acc>
+void store_weight(const std::vector<Acc>& packed, const ConvOperand& w, const Geometry& g) {
+  const Int3 st = strides3(w);
+  T* data = static_cast<T*>(w.data);
+  const Acc* src = packed.data();
+  for (int64_t o = 0; o < w.size0(); ++o) {
+    for (int64_t i = 0; i < w.size1(); ++i) {
+      T* dst = data + w.outer[o] + w.channel[i];
+      for_each_position(g.kernel, st, [&](int64_t, int64_t off) { dst[off] = convert<T>(*src++); });
+    }
+  }
+}
+
+// Channels [c_begin, c_begin + count) of t[n] as a dense [count, positions]
+// matrix: in place when possible, else packed into `buffer`.
+template <class T, class Acc>
+const Acc* read_rows(const ConvOperand& t, int64_t n, int64_t c_begin, int64_t count, int slot) {
+  if constexpr (std::is_same_v<T, Acc>) {
+    if (const T* dense = dense_rows<T>(t, n, c_begin, count)) return dense;
+  }
+  const Int3 sizes = as3(t.spatial, 1);
+  const Int3 st = strides3(t);
+  const int64_t plane = prod(sizes);
+  Acc* out = thread_buffer<Acc>(slot, count * plane);
+  const T* data = static_cast<const T*>(t.data) + t.outer[n];
+  for (int64_t c = 0; c < count; ++c) {
+    const T* src = data + t.channel[c_begin + c];
+    Acc* dst = out + c * plane;
+    for_each_position(sizes, st, [&](int64_t i, int64_t off) { dst[i] = convert<Acc>(src[off]); });
+  }
+  return out;
+}
+
+// Writes a dense [count, positions] matrix into channels [c_begin, ...) of
+// t[n], adding bias[c_begin + c] when given.
+template <class T, class Acc>
+void write_rows(const Acc* rows, const ConvOperand& t, int64_t n, int64_t c_begin, int64_t count,
+                const TensorView* bias) {
+  const Int3 sizes = as3(t.spatial, 1);
+  const Int3 st = strides3(t);
+  const int64_t plane = prod(sizes);
+  T* data = static_cast<T*>(t.data) + t.outer[n];
+  for (int64_t c = 0; c < count; ++c) {
+    Acc b(0);
+    if (bias != nullptr) {
+      visit_dtype(bias->dtype, [&](auto tag) {
+        using B = typename decltype(tag)::type;
+        b = convert<Acc>(bias->ptr<B>()[(c_begin + c) * bias->strides[0]]);
+      });
+    }
+    T* dst = data + t.channel[c_begin + c];
+    const Acc* src = rows + c * plane;
+    for_each_position(sizes, st, [&](int64_t i, int64_t off) { dst[off] = convert<T>(src[i] + b); });
+  }
+}
+
+// The three GEMM-based passes of the header, over a column side A and an
+// image side B; W holds `groups` matrices [rows, kc].
+template <class T, class Acc>
+struct Passes {
+  const Geometry& g;
+  int64_t groups;
+  int64_t rows;      // A's channels per group
+  int64_t channels;  // B's channels per group
+  bool round;        // ConvParams::round_intermediates, for a reduced-float T
+  int64_t kc() const { return channels * g.kernel_numel(); }
+
+  // A[n] = W * im2col(B[n]) (+ bias over A's channels).
+  void column_side(const ConvOperand& a, const ConvOperand& b, const std::vector<Acc>& w,
+                   const TensorView* bias) const {
+    const int64_t batch = a.size0();
+    const int64_t columns = g.column_numel();
+    parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t task = begin; task < end; ++task) {
+        const int64_t n = task / groups;
+        const int64_t grp = task % groups;
+        const Acc* col = nullptr;
+        if (g.pointwise()) {
+          col = read_rows<T, Acc>(b, n, grp * channels, channels, 0);
+        } else {
+          Acc* buf = thread_buffer<Acc>(0, kc() * columns);
+          im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf);
+          col = buf;
+        }
+        const Acc* wg = w.data() + grp * rows * kc();
+        T* direct = nullptr;
+        if constexpr (std::is_same_v<T, Acc>) {
+          if (bias == nullptr) direct = dense_rows<T>(a, n, grp * rows, rows);
+        }
+        if (direct != nullptr) {
+          if constexpr (std::is_same_v<T, Acc>) gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, direct, columns, false);
+        } else {
+          Acc* out = thread_buffer<Acc>(1, rows * columns);
+          gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, out, columns, false);
+          write_rows<T, Acc>(out, a, n, grp * rows, rows, bias);
+        }
+      }
+    });
+  }
+
+  // B[n] = col2im(W^T * A[n]) (+ bias over B's channels).
+  void image_side(const ConvOperand& b, const ConvOperand& a, const std::vector<Acc>& w,
+                  const TensorView* bias) const {
+    const int64_t batch = b.size0();
+    const int64_t columns = g.column_numel();
+    const int64_t plane = g.image_numel();
+    parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t task = begin; task < end; ++task) {
+        const int64_t n = task / groups;
+        const int64_t grp = task % groups;
+        const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
+        const Acc* wg = w.data() + grp * rows * kc();
+        Acc* img = thread_buffer<Acc>(1, channels * plane);
+        // round_intermediates: the columns and every col2im sum rounded to T.
+        if (g.pointwise()) {
+          gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, img, columns, false);
+          if (round) {
+            for (int64_t i = 0; i < channels * plane; ++i) img[i] = rounded<T>(img[i]);
+          }
+        } else {
+          Acc* col = thread_buffer<Acc>(0, kc() * columns);
+          gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, col, columns, false);
+          std::fill(img, img + channels * plane, Acc(0));
+          if (round) {
+            for (int64_t i = 0; i < kc() * columns; ++i) col[i] = rounded<T>(col[i]);
+            col2im_geometry<T, Acc>(col, channels, g, img);
+          } else {
+            col2im_geometry<Acc, Acc>(col, channels, g, img);
+          }
+        }
+        write_rows<T, Acc>(img, b, n, grp * channels, channels, bias);
+      }
+    });
+  }
+
+  // dW = sum over n of A[n] * im2col(B[n])^T.
+  std::vector<Acc> weight_grad(const ConvOperand& a, const ConvOperand& b) const {
+    const int64_t batch = a.size0();
+    const int64_t columns = g.column_numel();
+    const std::size_t total = static_cast<std::size_t>(groups * rows * kc());
+    tbb::combinable<std::vector<Acc>> partial([total] { return std::vector<Acc>(total, Acc(0)); });
+    parallel_range(batch, 1, [&](int64_t begin, int64_t end) {
+      std::vector<Acc>& acc = partial.local();
+      for (int64_t n = begin; n < end; ++n) {
+        for (int64_t grp = 0; grp < groups; ++grp) {
+          const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
+          const Acc* col = nullptr;
+          if (g.pointwise()) {
+            col = read_rows<T, Acc>(b, n, grp * channels, channels, 0);
+          } else {
+            Acc* buf = thread_buffer<Acc>(0, kc() * columns);
+            im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf);
+            col = buf;
+          }
+          gemm<Acc>(false, true, rows, kc(), columns, an, columns, col, columns, acc.data() + grp * rows * kc(),
+                    kc(), true);
+        }
+      }
+    });
+    std::vector<Acc> sum(total, Acc(0));
+    partial.combine_each([&](const std::vector<Acc>& p) {
+      for (std::size_t i = 0; i < total; ++i) sum[i] += p[i];
+    });
+    return sum;
+  }
+};
+
+template <class T, class Acc>
+void bias_grad(const ConvOperand& grad_output, const TensorView& grad_bias) {
+  const Int3 sizes = as3(grad_output.spatial, 1);
+  const Int3 st = strides3(grad_output);
+  const T* data = static_cast<const T*>(grad_output.data);
+  parallel_range(grad_output.size1(), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      Acc sum(0);
+      for (int64_t n = 0; n < grad_output.size0(); ++n) {
+        const T* src = data + grad_output.outer[n] + grad_output.channel[c];
+        for_each_position(sizes, st, [&](int64_t, int64_t off) { sum += convert<Acc>(src[off]); });
+      }
+      visit_dtype(grad_bias.dtype, [&](auto tag) {
+        using B = typename decltype(tag)::type;
+        grad_bias.ptr<B>()[c * grad_bias.strides[0]] = convert<B>(sum);
+      });
+    }
+  });
+}
+
+// The compute type of T: reduced floats in float, floats as themselves,
+// integers in int64.
+template <class T>
+using acc_t = std::conditional_t<is_floating_v<T>, opmath_t<T>, int64_t>;
+
+template <class F>
+void visit_conv_dtype(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::Float32: return f(TypeTag<float>{});
+    case DType::Float64: return f(TypeTag<double>{});
+    case DType::Float16: return f(TypeTag<half>{});
+    case DType::BFloat16: return f(TypeTag<bfloat16>{});
+    case DType::Int64: return f(TypeTag<int64_t>{});
+    default:
+      throw KernelError(std::string("convolution does not support dtype ") + model::dtype_name(dtype) +
+                        " (supported: float32, float64, float16, bfloat16, int64)");
+  }
+}
+
+}  // namespace
+
+ConvOperand strided_operand(const TensorView& v) {
+  ConvOperand op;
+  op.data = v.data;
+  op.dtype = v.dtype;
+  op.outer.resize(static_cast<std::size_t>(v.sizes[0]));
+  for (int64_t i = 0; i < v.sizes[0]; ++i) op.outer[static_cast<std::size_t>(i)] = i * v.strides[0];
+  op.channel.resize(static_cast<std::size_t>(v.sizes[1]));
+  for (int64_t i = 0; i < v.sizes[1]; ++i) op.channel[static_cast<std::size_t>(i)] = i * v.strides[1];
+  for (int64_t d = 2; d < v.dim(); ++d) {
+    op.spatial.push_back(v.sizes[d]);
+    op.spatial_strides.push_back(v.strides[d]);
+  }
+  return op;
+}
+
+Shape column_sizes(const Shape& image, const Shape& kernel, const ConvParams& p) {
+  Shape out;
+  for (std::size_t d = 0; d < image.size(); ++d) {
+    out.push_back((image[d] + 2 * p.padding[d] - p.dilation[d] * (kernel[d] - 1) - 1) / p.stride[d] + 1);
+  }
+  return out;
+}
+
+void convolution(const ConvOperand& input, const ConvOperand& weight, const TensorView* bias,
+                 const ConvOperand& output, const ConvParams& p, bool transposed) {
+  const ConvOperand& a = transposed ? input : output;
+  const ConvOperand& b = transposed ? output : input;
+  const Geometry g = geometry(b.spatial, weight.spatial, a.spatial, p);
+  visit_conv_dtype(input.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = acc_t<T>;
+    const Passes<T, Acc> passes{g, p.groups, weight.size0() / p.groups, weight.size1(),
+                                is_reduced_float_v<T> && p.round_intermediates};
+    if (a.size0() == 0) return;
+    const std::vector<Acc> w = pack_weight<T, Acc>(weight, g);
+    if (transposed) {
+      passes.image_side(b, a, w, bias);
+    } else {
+      passes.column_side(a, b, w, bias);
+    }
+  });
+}
+
+void convolution_backward(const ConvOperand& grad_output, const ConvOperand& input, const ConvOperand& weight,
+                          const ConvOperand* grad_input, const ConvOperand* grad_weight, const TensorView* grad_bias,
+                          const ConvParams& p, bool transposed) {
+  // The column side is grad_output for a plain convolution, input for a transposed one.
+  const ConvOperand& a = transposed ? input : grad_output;
+  const ConvOperand& b = transposed ? grad_output : input;
+  const Geometry g = geometry(b.spatial, weight.spatial, a.spatial, p);
+  visit_conv_dtype(input.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = acc_t<T>;
+    const Passes<T, Acc> passes{g, p.groups, weight.size0() / p.groups, weight.size1(),
+                                is_reduced_float_v<T> && p.round_intermediates};
+    if (grad_input != nullptr && grad_input->size0() > 0) {
+      const std::vector<Acc> w = pack_weight<T, Acc>(weight, g);
+      if (transposed) {
+        passes.column_side(*grad_input, b, w, nullptr);
+      } else {
+        passes.image_side(*grad_input, a, w, nullptr);
+      }
+    }
+    if (grad_weight != nullptr) store_weight<T, Acc>(passes.weight_grad(a, b), *grad_weight, g);
+    if (grad_bias != nullptr) bias_grad<T, Acc>(grad_output, *grad_bias);
+  });
+}
+
+template <class Acc>
+void im2col(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channels, const Shape& kernel,
+            const Shape& columns, const ConvParams& p, Acc* col) {
+  const Geometry g = geometry(image.spatial, kernel, columns, p);
+  visit_dtype(image.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_complex_v<T>) {
+      throw KernelError("im2col: complex images are not supported");
+    } else {
+      im2col_typed<T, Acc>(image, n, c_begin, channels, g, col);
+    }
+  });
+}
+
+template <class Acc>
+void col2im(const Acc* col, int64_t channels, const Shape& image_sizes, const Shape& kernel, const Shape& columns,
+            const ConvParams& p, Acc* image) {
+  col2im_geometry<Acc, Acc>(col, channels, geometry(image_sizes, kernel, columns, p), image);
+}
+
+template void im2col<float>(const ConvOperand&, int64_t, int64_t, int64_t, const Shape&, const Shape&,
+                            const ConvParams&, float*);
+template void im2col<double>(const ConvOperand&, int64_t, int64_t, int64_t, const Shape&, const Shape&,
+                             const ConvParams&, double*);
+template void col2im<float>(const float*, int64_t, const Shape&, const Shape&, const Shape&, const ConvParams&,
+                            float*);
+template void col2im<double>(const double*, int64_t, const Shape&, const Shape&, const Shape&, const ConvParams&,
+                             double*);
+
+}  // namespace npu::kernels::conv

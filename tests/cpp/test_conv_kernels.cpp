@@ -1,0 +1,145 @@
+// The convolution kernels: im2col against a direct index computation on
+// strided images, col2im as im2col's adjoint (<im2col(x), c> == <x, col2im(c)>),
+// and the convolution against a direct-loop reference, plain and transposed.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/conv/conv.h"
+
+namespace kc = npu::kernels::conv;
+using npu::kernels::Shape;
+using npu::kernels::TensorView;
+
+namespace {
+
+std::vector<double> random_values(std::size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> dist;
+  std::vector<double> v(n);
+  for (double& x : v) x = dist(gen);
+  return v;
+}
+
+Shape contiguous(const Shape& sizes) {
+  Shape st(sizes.size(), 1);
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 2; d >= 0; --d) st[d] = st[d + 1] * sizes[d + 1];
+  return st;
+}
+
+TensorView view(std::vector<double>& data, const Shape& sizes, const Shape& strides) {
+  return TensorView{data.data(), npu::model::DType::Float64, sizes, strides};
+}
+
+// Direct reference for 2-d: col[(c*KH + kh)*KW + kw][oh*OW + ow].
+double reference_entry(const TensorView& img, int64_t n, int64_t c, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                       const kc::ConvParams& p) {
+  const int64_t ih = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
+  const int64_t iw = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
+  if (ih < 0 || ih >= img.sizes[2] || iw < 0 || iw >= img.sizes[3]) return 0.0;
+  return img.ptr<double>()[n * img.strides[0] + c * img.strides[1] + ih * img.strides[2] + iw * img.strides[3]];
+}
+
+}  // namespace
+
+TEST_CASE("im2col reads a strided image with stride, padding and dilation", "[conv]") {
+  // A [2, 3, 7, 9] image as every other column of a [2, 3, 7, 18] buffer.
+  std::vector<double> buffer = random_values(2 * 3 * 7 * 18, 1);
+  const Shape sizes{2, 3, 7, 9};
+  const Shape strides{3 * 7 * 18, 7 * 18, 18, 2};
+  const TensorView img = view(buffer, sizes, strides);
+  const kc::ConvParams p{{2, 1}, {1, 2}, {1, 2}, 1};
+  const Shape kernel{3, 2};
+  const Shape columns = kc::column_sizes({7, 9}, kernel, p);
+  REQUIRE(columns == Shape{4, 11});
+  const kc::ConvOperand op = kc::strided_operand(img);
+  // Channels 1..2 of image 1.
+  std::vector<double> col(2 * 3 * 2 * 4 * 11);
+  kc::im2col<double>(op, 1, 1, 2, kernel, columns, p, col.data());
+  std::size_t i = 0;
+  for (int64_t c = 1; c < 3; ++c)
+    for (int64_t kh = 0; kh < 3; ++kh)
+      for (int64_t kw = 0; kw < 2; ++kw)
+        for (int64_t oh = 0; oh < 4; ++oh)
+          for (int64_t ow = 0; ow < 11; ++ow) REQUIRE(col[i++] == reference_entry(img, 1, c, kh, kw, oh, ow, p));
+}
+
+TEST_CASE("col2im is the adjoint of im2col in 1, 2 and 3 spatial dims", "[conv]") {
+  struct Case {
+    Shape image, kernel;
+    kc::ConvParams p;
+  };
+  const std::vector<Case> cases = {
+      {{13}, {3}, {{2}, {1}, {2}, 1}},
+      {{6, 7}, {3, 3}, {{1, 2}, {1, 0}, {1, 1}, 1}},
+      {{4, 5, 6}, {2, 3, 2}, {{2, 1, 3}, {1, 1, 0}, {1, 2, 1}, 1}},
+      {{5, 5}, {1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}},
+  };
+  for (const Case& cs : cases) {
+    const int64_t channels = 3;
+    Shape sizes{1, channels};
+    for (int64_t s : cs.image) sizes.push_back(s);
+    int64_t plane = 1, kernel = 1, cols = 1;
+    for (int64_t s : cs.image) plane *= s;
+    for (int64_t k : cs.kernel) kernel *= k;
+    const Shape columns = kc::column_sizes(cs.image, cs.kernel, cs.p);
+    for (int64_t c : columns) cols *= c;
+    std::vector<double> x = random_values(static_cast<std::size_t>(channels * plane), 2);
+    const std::vector<double> c = random_values(static_cast<std::size_t>(channels * kernel * cols), 3);
+    std::vector<double> unfolded(c.size());
+    kc::im2col<double>(kc::strided_operand(view(x, sizes, contiguous(sizes))), 0, 0, channels, cs.kernel, columns,
+                       cs.p, unfolded.data());
+    std::vector<double> folded(x.size(), 0.0);
+    kc::col2im<double>(c.data(), channels, cs.image, cs.kernel, columns, cs.p, folded.data());
+    double lhs = 0, rhs = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) lhs += unfolded[i] * c[i];
+    for (std::size_t i = 0; i < x.size(); ++i) rhs += x[i] * folded[i];
+    REQUIRE(lhs == Approx(rhs).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("convolution matches a direct loop, grouped, plain and transposed", "[conv]") {
+  // input [3, 4, 6, 5], weight [6, 2, 3, 2], groups 2, stride (2, 1), padding (1, 1).
+  const Shape in_sizes{3, 4, 6, 5}, w_sizes{6, 2, 3, 2};
+  const kc::ConvParams p{{2, 1}, {1, 1}, {1, 1}, 2};
+  const Shape out_spatial = kc::column_sizes({6, 5}, {3, 2}, p);
+  const Shape out_sizes{3, 6, out_spatial[0], out_spatial[1]};
+  std::vector<double> x = random_values(3 * 4 * 6 * 5, 4);
+  std::vector<double> w = random_values(6 * 2 * 3 * 2, 5);
+  std::vector<double> bias = random_values(6, 6);
+  std::vector<double> out(static_cast<std::size_t>(3 * 6 * out_spatial[0] * out_spatial[1]));
+  const auto xo = kc::strided_operand(view(x, in_sizes, contiguous(in_sizes)));
+  const auto wo = kc::strided_operand(view(w, w_sizes, contiguous(w_sizes)));
+  const auto oo = kc::strided_operand(view(out, out_sizes, contiguous(out_sizes)));
+  const TensorView b = view(bias, {6}, {1});
+  kc::convolution(xo, wo, &b, oo, p, false);
+  for (int64_t n = 0; n < 3; ++n)
+    for (int64_t o = 0; o < 6; ++o)
+      for (int64_t oh = 0; oh < out_spatial[0]; ++oh)
+        for (int64_t ow = 0; ow < out_spatial[1]; ++ow) {
+          double expected = bias[o];
+          const int64_t g = o / 3;
+          for (int64_t i = 0; i < 2; ++i)
+            for (int64_t kh = 0; kh < 3; ++kh)
+              for (int64_t kw = 0; kw < 2; ++kw) {
+                const int64_t ih = oh * 2 - 1 + kh, iw = ow - 1 + kw;
+                if (ih < 0 || ih >= 6 || iw < 0 || iw >= 5) continue;
+                expected += x[((n * 4 + g * 2 + i) * 6 + ih) * 5 + iw] * w[((o * 2 + i) * 3 + kh) * 2 + kw];
+              }
+          REQUIRE(out[((n * 6 + o) * out_spatial[0] + oh) * out_spatial[1] + ow] == Approx(expected).epsilon(1e-12));
+        }
+  // The transposed convolution with the same weight is the adjoint of the
+  // plain one (without bias): <conv(x), y> == <x, conv_transpose(y)>.
+  std::vector<double> y = random_values(out.size(), 7);
+  std::vector<double> back(x.size());
+  const auto yo = kc::strided_operand(view(y, out_sizes, contiguous(out_sizes)));
+  const auto bo = kc::strided_operand(view(back, in_sizes, contiguous(in_sizes)));
+  kc::convolution(yo, wo, nullptr, bo, p, true);
+  kc::convolution(xo, wo, nullptr, oo, p, false);
+  double lhs = 0, rhs = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) lhs += out[i] * y[i];
+  for (std::size_t i = 0; i < x.size(); ++i) rhs += x[i] * back[i];
+  REQUIRE(lhs == Approx(rhs).epsilon(1e-12));
+}
