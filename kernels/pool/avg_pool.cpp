@@ -22,6 +22,9 @@ struct Divisor {
   bool adaptive = false;
   bool count_include_pad = true;
   int64_t override_value = 0;
+  // CPU's 3-d adaptive average sums and divides in the element type itself
+  // (float16 rounds at every step); npu does the same to match it.
+  bool in_element_type = false;
 
   template <class A>
   A apply(A sum, const Window& wd, const Window& wh, const Window& ww) const {
@@ -31,6 +34,17 @@ struct Divisor {
       div = count_include_pad ? wd.span * wh.span * ww.span : wd.length() * wh.length() * ww.length();
     }
     return sum / static_cast<A>(div);
+  }
+
+  // A gradient's share of each window element, in T as CPU computes it: an
+  // adaptive window's delta is rounded after each division.
+  template <class T>
+  T delta(T grad, const Window& wd, const Window& wh, const Window& ww) const {
+    using A = opmath_t<T>;
+    if (!adaptive) return static_cast<T>(apply(static_cast<A>(grad), wd, wh, ww));
+    T d = grad;
+    for (const Window* w : {&wd, &wh, &ww}) d = static_cast<T>(static_cast<A>(d) / static_cast<A>(w->length()));
+    return d;
   }
 };
 
@@ -49,6 +63,18 @@ void avg_planes(const TensorView& x, const TensorView& y, const Windows& windows
       T& result = out[pool::spatial_offset(y, od, oh, ow)];
       if (empty(wd, wh, ww)) {
         result = T(0);
+        return;
+      }
+      if (divisor.in_element_type) {
+        T sum = T(0);
+        for (int64_t d = wd.begin; d < wd.end; ++d) {
+          for (int64_t h = wh.begin; h < wh.end; ++h) {
+            for (int64_t w = ww.begin; w < ww.end; ++w) {
+              sum = static_cast<T>(static_cast<A>(sum) + static_cast<A>(in[pool::spatial_offset(x, d, h, w)]));
+            }
+          }
+        }
+        result = divisor.delta(sum, wd, wh, ww);
         return;
       }
       A sum = A(0);
@@ -72,9 +98,7 @@ void avg_backward_planes(const TensorView& go, const TensorView& gi, const Windo
     pool::for_each_output(windows, [&](int64_t od, int64_t oh, int64_t ow, const Window& wd, const Window& wh,
                                        const Window& ww) {
       if (empty(wd, wh, ww)) return;
-      // Rounded to T once, as CPU's per-window delta is.
-      const A delta = static_cast<A>(
-          static_cast<T>(divisor.apply(static_cast<A>(g[pool::spatial_offset(go, od, oh, ow)]), wd, wh, ww)));
+      const A delta = static_cast<A>(divisor.delta(g[pool::spatial_offset(go, od, oh, ow)], wd, wh, ww));
       for (int64_t d = wd.begin; d < wd.end; ++d) {
         for (int64_t h = wh.begin; h < wh.end; ++h) {
           for (int64_t w = ww.begin; w < ww.end; ++w) {
@@ -140,7 +164,7 @@ void adaptive_avg_pool(const TensorView& self, const TensorView& out, int64_t ra
   const std::vector<int64_t> size(out.sizes.end() - rank, out.sizes.end());
   check_same("adaptive_avg_pool", "out", out, adaptive_shape("adaptive_avg_pool", self.sizes, size), self.dtype);
   const TensorView x = pool::as_5d(self, rank), y = pool::as_5d(out, rank);
-  forward("adaptive_avg_pool", x, y, pool::adaptive_windows(x, y), Divisor{true});
+  forward("adaptive_avg_pool", x, y, pool::adaptive_windows(x, y), Divisor{true, true, 0, rank == 3});
 }
 
 void adaptive_avg_pool_backward(const TensorView& grad_output, const TensorView& grad_input, int64_t rank) {
