@@ -89,7 +89,6 @@ TaskBody avg_pool_task(int64_t rank, const aclTensor* self, const aclIntArray* k
                        aclTensor* out) {
   const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
   const PoolParams p = params("avg_pool", rank, kernelSize, stride, padding, nullptr, ceilMode);
-  if (divisorOverride < 0) fail(ACLNN_ERR_PARAM_INVALID, "divisorOverride must be positive (0 = none)");
   require_shape(out, kn::pooled_shape("avg_pool", v[0].sizes, p), "out");
   require_same_dtype(out, "out", self, "self");
   return [v, p, countIncludePad, divisorOverride] { kn::avg_pool(v[0], v[1], p, countIncludePad, divisorOverride); };
@@ -100,7 +99,6 @@ TaskBody avg_pool_backward_task(int64_t rank, const aclTensor* gradOutput, const
                                 bool ceilMode, bool countIncludePad, int64_t divisorOverride, aclTensor* gradInput) {
   const auto v = require_views<3>({{{gradOutput, "gradOutput"}, {self, "self"}, {gradInput, "gradInput"}}});
   const PoolParams p = params("avg_pool backward", rank, kernelSize, stride, padding, nullptr, ceilMode);
-  if (divisorOverride < 0) fail(ACLNN_ERR_PARAM_INVALID, "divisorOverride must be positive (0 = none)");
   check_backward(gradOutput, self, gradInput, kn::pooled_shape("avg_pool backward", v[1].sizes, p));
   return [v, p, countIncludePad, divisorOverride] {
     kn::avg_pool_backward(v[0], v[2], p, countIncludePad, divisorOverride);

@@ -44,7 +44,8 @@ void adaptive_max_pool(const TensorView& self, const TensorView& out, const Tens
 void max_pool_backward(const TensorView& grad_output, const TensorView& indices, const TensorView& grad_input,
                        int64_t rank);
 
-// divisor_override 0 = none.
+// divisor_override 0 = none; any other value (negative too, as in PyTorch)
+// divides every window.
 void avg_pool(const TensorView& self, const TensorView& out, const PoolParams& p, bool count_include_pad,
               int64_t divisor_override);
 void avg_pool_backward(const TensorView& grad_output, const TensorView& grad_input, const PoolParams& p,

@@ -296,3 +296,10 @@ def test_empty_plane_raises():
             fn(x)
         with pytest.raises(RuntimeError):
             fn(x.npu())
+
+
+def test_negative_divisor_override():
+    """PyTorch divides by any non-zero divisor_override, a negative one too."""
+    x = sample((1, 2, 5, 6), torch.float32)
+    check(lambda t: F.avg_pool2d(t, 2, divisor_override=-2), x, exact=False)
+    check(lambda t: F.avg_pool3d(t.unsqueeze(0), (1, 2, 2), divisor_override=-3), x, exact=False)
