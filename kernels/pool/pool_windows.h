@@ -1,0 +1,85 @@
+// The windows a pooling reads: for each output position along each spatial
+// dim, the input positions begin, begin+step, ... < end. Every pooling kernel
+// sees its operands as 5-d [N, C, D, H, W] views (missing dims of size 1),
+// so one loop nest serves 1-d, 2-d and 3-d pooling.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/core/nd_iter.h"
+#include "kernels/core/tensor_view.h"
+#include "kernels/pool/pool.h"
+
+namespace npu::kernels::pool {
+
+// `span` is the window's length clipped to the padded input: the divisor
+// avg pooling uses with count_include_pad.
+struct Window {
+  int64_t begin = 0, end = 1, span = 1;
+  int64_t length() const { return end > begin ? end - begin : 0; }
+};
+
+struct DimWindows {
+  int64_t step = 1;
+  std::vector<Window> at{Window{}};  // one trivial window: a dim the op does not pool
+};
+
+// D, H, W; the leading ones trivial for 1-d and 2-d pooling.
+using Windows = std::array<DimWindows, 3>;
+
+enum class Kind { Max, Avg };
+
+// Sliding windows. Max pooling keeps dilated positions inside the input;
+// avg pooling clips to the input and remembers the padded span.
+Windows sliding_windows(const TensorView& self5, const TensorView& out5, const PoolParams& p, Kind kind);
+// Adaptive windows: [floor(o*in/out), ceil((o+1)*in/out)).
+Windows adaptive_windows(const TensorView& self5, const TensorView& out5);
+
+// `t` ((C, *spatial) or (N, C, *spatial), `rank` spatial dims) as [N, C, D, H, W].
+TensorView as_5d(const TensorView& t, int64_t rank);
+
+// Calls body(n, c) for every plane, planes spread over oneTBB workers;
+// `work` is the elements one plane touches.
+template <class Body>
+void for_each_plane(const TensorView& v5, int64_t work, Body&& body) {
+  const int64_t channels = v5.sizes[1];
+  parallel_range(v5.sizes[0] * channels, grain_for(work), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) body(p / channels, p % channels);
+  });
+}
+
+// Element offset of spatial position (d, h, w) in a 5-d view's plane.
+inline int64_t spatial_offset(const TensorView& v5, int64_t d, int64_t h, int64_t w) {
+  return d * v5.strides[2] + h * v5.strides[3] + w * v5.strides[4];
+}
+inline int64_t plane_offset(const TensorView& v5, int64_t n, int64_t c) {
+  return n * v5.strides[0] + c * v5.strides[1];
+}
+
+// Calls f(od, oh, ow, wd, wh, ww) for every output position of a plane.
+template <class F>
+void for_each_output(const Windows& w, F&& f) {
+  const auto& [wd, wh, ww] = w;
+  for (std::size_t od = 0; od < wd.at.size(); ++od) {
+    for (std::size_t oh = 0; oh < wh.at.size(); ++oh) {
+      for (std::size_t ow = 0; ow < ww.at.size(); ++ow) {
+        f(static_cast<int64_t>(od), static_cast<int64_t>(oh), static_cast<int64_t>(ow), wd.at[od], wh.at[oh],
+          ww.at[ow]);
+      }
+    }
+  }
+}
+
+// Sets a plane of a 5-d view to zero (backward kernels accumulate into it).
+template <class T>
+void zero_plane(const TensorView& v5, T* plane) {
+  for (int64_t d = 0; d < v5.sizes[2]; ++d) {
+    for (int64_t h = 0; h < v5.sizes[3]; ++h) {
+      for (int64_t w = 0; w < v5.sizes[4]; ++w) plane[spatial_offset(v5, d, h, w)] = T(0);
+    }
+  }
+}
+
+}  // namespace npu::kernels::pool
