@@ -44,6 +44,10 @@ struct aclIntArray {
   std::vector<int64_t> values;
 };
 
+struct aclBoolArray {
+  std::vector<bool> values;
+};
+
 // Owns its tensors, as in CANN: aclDestroyTensorList destroys them too.
 struct aclTensorList {
   std::vector<std::unique_ptr<const aclTensor>> tensors;

@@ -192,6 +192,22 @@ aclnnStatus aclDestroyIntArray(const aclIntArray* array) {
   return ACLNN_SUCCESS;
 }
 
+aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size) {
+  aclBoolArray* out = nullptr;
+  guarded("aclCreateBoolArray", [&] {
+    if (size > 0 && value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
+    auto a = std::make_unique<aclBoolArray>();
+    a->values.assign(value, value + size);
+    out = release_handle(std::move(a));
+  });
+  return out;
+}
+
+aclnnStatus aclDestroyBoolArray(const aclBoolArray* array) {
+  std::unique_ptr<const aclBoolArray> owned(array);
+  return ACLNN_SUCCESS;
+}
+
 aclTensorList* aclCreateTensorList(const aclTensor* const* value, uint64_t size) {
   aclTensorList* out = nullptr;
   guarded("aclCreateTensorList", [&] {

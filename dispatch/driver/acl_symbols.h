@@ -51,6 +51,8 @@
   X(aclDestroyScalar)             \
   X(aclCreateIntArray)            \
   X(aclDestroyIntArray)           \
+  X(aclCreateBoolArray)           \
+  X(aclDestroyBoolArray)          \
   X(aclCreateTensorList)          \
   X(aclDestroyTensorList)         \
   X(aclGetViewShape)

@@ -96,6 +96,11 @@ AclIntArray::AclIntArray(at::IntArrayRef values)
   TORCH_CHECK(handle_ != nullptr, "aclCreateIntArray failed");
 }
 
+AclBoolArray::AclBoolArray(const std::array<bool, 3>& values)
+    : AclOwner(NPU_ACL(aclCreateBoolArray)(values.data(), values.size())) {
+  TORCH_CHECK(handle_ != nullptr, "aclCreateBoolArray failed");
+}
+
 AclTensorList::AclTensorList(at::ITensorListRef tensors) {
   std::vector<AclTensor> owners;
   std::vector<const aclTensor*> raw;
@@ -111,6 +116,7 @@ AclTensorList::AclTensorList(at::ITensorListRef tensors) {
 void destroy_acl(aclTensor* handle) { driver::driver().aclDestroyTensor(handle); }
 void destroy_acl(aclScalar* handle) { driver::driver().aclDestroyScalar(handle); }
 void destroy_acl(aclIntArray* handle) { driver::driver().aclDestroyIntArray(handle); }
+void destroy_acl(aclBoolArray* handle) { driver::driver().aclDestroyBoolArray(handle); }
 void destroy_acl(aclTensorList* handle) { driver::driver().aclDestroyTensorList(handle); }
 
 }  // namespace npu::ops

@@ -2,6 +2,7 @@
 // aclIntArray descriptions made through the driver table, and the dtype map.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@ aclDataType to_acl_dtype(at::ScalarType type);
 void destroy_acl(aclTensor* handle);
 void destroy_acl(aclScalar* handle);
 void destroy_acl(aclIntArray* handle);
+void destroy_acl(aclBoolArray* handle);
 void destroy_acl(aclTensorList* handle);
 
 // What every description owner shares: move-only ownership of one handle.
@@ -60,6 +62,12 @@ class AclIntArray : public AclOwner<aclIntArray> {
   explicit AclIntArray(at::IntArrayRef values);
 };
 
+// Owns an aclBoolArray (e.g. a backward's output mask).
+class AclBoolArray : public AclOwner<aclBoolArray> {
+ public:
+  explicit AclBoolArray(const std::array<bool, 3>& values);
+};
+
 // Owns an aclTensorList (which owns its tensors).
 class AclTensorList : public AclOwner<aclTensorList> {
  public:
@@ -97,6 +105,10 @@ struct AclArg<at::IntArrayRef> : AclIntArray {
 template <>
 struct AclArg<std::vector<int64_t>> : AclIntArray {
   using AclIntArray::AclIntArray;
+};
+template <>
+struct AclArg<std::array<bool, 3>> : AclBoolArray {
+  using AclBoolArray::AclBoolArray;
 };
 template <>
 struct AclArg<at::ITensorListRef> : AclTensorList {

@@ -24,6 +24,7 @@ typedef uint16_t aclFloat16;
 typedef struct aclTensor aclTensor;
 typedef struct aclScalar aclScalar;
 typedef struct aclIntArray aclIntArray;
+typedef struct aclBoolArray aclBoolArray;
 typedef struct aclTensorList aclTensorList;
 typedef struct aclOpExecutor aclOpExecutor;
 
