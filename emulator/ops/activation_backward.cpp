@@ -5,11 +5,21 @@
 #include "emulator/acl_objects.h"
 #include "emulator/op_args.h"
 #include "emulator/op_launch.h"
-#include "kernels/activation/threshold_backward.h"
+#include "kernels/activation/threshold.h"
 
 namespace npu::emu {
 
 namespace kn = kernels;
+
+TaskBody threshold_task(const aclTensor* self, const aclScalar* threshold, const aclScalar* value, aclTensor* out) {
+  const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
+  require_scalar(threshold, "threshold");
+  require_scalar(value, "value");
+  reject_complex(out, "out");
+  require_dtype(out, "out", "a real, non-bool tensor", [](kn::DType d) { return d != kn::DType::Bool; });
+  require_shape(out, self->view_dims, "out");
+  return [v, th = threshold->value(), val = value->value()] { kn::threshold(v[1], v[0], th, val); };
+}
 
 TaskBody threshold_backward_task(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* threshold,
                                  aclTensor* out) {

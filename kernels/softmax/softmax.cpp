@@ -50,10 +50,10 @@ void softmax_rows(T* y, const T* x, const Rows& r, bool log) {
     T mx = -std::numeric_limits<T>::infinity();
     for (int64_t k = 0; k < r.n; ++k) mx = std::max(mx, xr[k * s]);  // NaN handled below via exp
     if (std::isinf(mx)) mx = mx > 0 ? mx : T(0);  // all -inf rows: keep exp(-inf) = 0
-    T sum = 0;
+    double sum = 0;  // double: the row's sum independent of the summation order
     if (log) {
       for (int64_t k = 0; k < r.n; ++k) sum += std::exp(xr[k * s] - mx);
-      const T shift = mx + std::log(sum);
+      const T shift = mx + static_cast<T>(std::log(sum));
       for (int64_t k = 0; k < r.n; ++k) yr[k * s] = xr[k * s] - shift;
     } else {
       for (int64_t k = 0; k < r.n; ++k) {
@@ -61,7 +61,7 @@ void softmax_rows(T* y, const T* x, const Rows& r, bool log) {
         yr[k * s] = e;
         sum += e;
       }
-      const T inv = T(1) / sum;
+      const T inv = static_cast<T>(1.0 / sum);
       for (int64_t k = 0; k < r.n; ++k) yr[k * s] *= inv;
     }
   });
@@ -70,15 +70,17 @@ void softmax_rows(T* y, const T* x, const Rows& r, bool log) {
 template <class T>
 void softmax_backward_rows(T* gi, const T* g, const T* y, const Rows& r, bool log) {
   for_each_row(r, [&](int64_t base, int64_t s) {
-    T sum = 0;
+    double acc = 0;
     if (log) {
-      for (int64_t k = 0; k < r.n; ++k) sum += g[base + k * s];
+      for (int64_t k = 0; k < r.n; ++k) acc += g[base + k * s];
+      const T sum = static_cast<T>(acc);
       for (int64_t k = 0; k < r.n; ++k) {
         const int64_t i = base + k * s;
         gi[i] = g[i] - std::exp(y[i]) * sum;
       }
     } else {
-      for (int64_t k = 0; k < r.n; ++k) sum += g[base + k * s] * y[base + k * s];
+      for (int64_t k = 0; k < r.n; ++k) acc += static_cast<double>(g[base + k * s]) * y[base + k * s];
+      const T sum = static_cast<T>(acc);
       for (int64_t k = 0; k < r.n; ++k) {
         const int64_t i = base + k * s;
         gi[i] = y[i] * (g[i] - sum);

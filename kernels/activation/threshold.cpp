@@ -1,4 +1,4 @@
-#include "kernels/activation/threshold_backward.h"
+#include "kernels/activation/threshold.h"
 
 #include <optional>
 #include <string>
@@ -9,11 +9,34 @@
 
 namespace npu::kernels {
 
+namespace {
+
+void require_real(const char* op, DType d) {
+  if (model::is_complex(d) || d == DType::Bool) {
+    throw KernelError(std::string(op) + ": not implemented for " + model::dtype_name(d));
+  }
+}
+
+}  // namespace
+
+void threshold(const TensorView& out, const TensorView& self, const Scalar& threshold, const Scalar& value) {
+  require_real("threshold", out.dtype);
+  std::optional<ScratchTensor> hs;
+  const TensorView x = broadcast_to(input_as(self, out.dtype, hs), out.sizes);
+  visit_dtype(out.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!is_complex_v<T> && !std::is_same_v<T, bool>) {
+      using M = opmath_t<T>;
+      const M th = static_cast<M>(threshold.to<T>());
+      const T v = value.to<T>();
+      unary_kernel<T, T>(out, x, [th, v](T xv) { return static_cast<M>(xv) <= th ? v : xv; });
+    }
+  });
+}
+
 void threshold_backward(const TensorView& out, const TensorView& grad_output, const TensorView& self,
                         const Scalar& threshold) {
-  if (model::is_complex(out.dtype) || out.dtype == DType::Bool) {
-    throw KernelError(std::string("threshold_backward: not implemented for ") + model::dtype_name(out.dtype));
-  }
+  require_real("threshold_backward", out.dtype);
   std::optional<ScratchTensor> hg, hs;
   const TensorView g = broadcast_to(input_as(grad_output, out.dtype, hg), out.sizes);
   const TensorView x = broadcast_to(input_as(self, out.dtype, hs), out.sizes);
