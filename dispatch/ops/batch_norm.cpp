@@ -43,6 +43,17 @@ at::ScalarType param_grad_dtype(const at::Tensor& input, const OptTensor& weight
   return input.scalar_type();
 }
 
+// CPU's rule: the parameters share the input's dtype, or are all float
+// beside a float16/bfloat16 input.
+void check_param_dtypes(const at::Tensor& input, std::initializer_list<const OptTensor*> params) {
+  const at::ScalarType stats = stats_dtype(input, params);
+  for (const OptTensor* p : params) {
+    TORCH_CHECK(!defined(*p) || p->value().scalar_type() == stats, "batch_norm: mixed dtypes: weight, bias, ",
+                "running_mean and running_var must have the input's dtype (", input.scalar_type(),
+                ") or all be float beside a float16/bfloat16 input, got ", p->value().scalar_type());
+  }
+}
+
 OptTensor optional_of(const at::Tensor& t) { return t.defined() ? OptTensor(t) : OptTensor(); }
 
 }  // namespace
@@ -61,6 +72,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm(const at::Tenso
               "input tensor must have at least one element, but got input_sizes = ", input.sizes());
   TORCH_CHECK(training || (defined(running_mean) && defined(running_var)),
               "batch_norm: running_mean and running_var must be defined in evaluation mode");
+  check_param_dtypes(input, {&weight, &bias, &running_mean, &running_var});
   const int64_t c = input.size(1);
   const auto stats = input.options().dtype(stats_dtype(input, {&weight, &bias, &running_mean, &running_var}));
   at::Tensor output = at::empty_like(input, input.suggest_memory_format());
