@@ -150,6 +150,8 @@ def _gemm_rows(quick: bool) -> list[Row]:
             if peak is not None:
                 rows.append(Row("gemm", "f32 vs peak", peak, d, "GFLOP/s", d / peak,
                                 f">= {1 / GEMM_PEAK_FACTOR:.2f}x (cpu column: Eigen, all cores)"))
+    return rows
+
 
 # ---- conv (issue 14): resnet18's conv2d layers, batch 8, forward + backward ----
 # name -> (input shape, weight shape, stride, padding, input needs a gradient)

@@ -22,6 +22,7 @@ ACL_FUNC_VISIBILITY aclScalar* aclCreateScalar(void* value, aclDataType dataType
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyScalar(const aclScalar* scalar);
 ACL_FUNC_VISIBILITY aclIntArray* aclCreateIntArray(const int64_t* value, uint64_t size);
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyIntArray(const aclIntArray* array);
+// Flags such as a backward op's outputMask (which gradients to compute).
 ACL_FUNC_VISIBILITY aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size);
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyBoolArray(const aclBoolArray* array);
 // Entries may be null (aclnnIndex reads a null entry as ':').

@@ -236,9 +236,10 @@ def forwarder(f):
     log_args = f'"{f["name"]}"' + (f', {f["stream"]}' if f["stream"] else "")
     return (f'ACL_FUNC_VISIBILITY {f["ret"]} {f["name"]}({f["params"]}) {{\n'
             f'  npu::standin::log_call({log_args});\n'
-            f'  static const auto target = reinterpret_cast<decltype(&::{f["name"]})>('
+            # A name no CANN parameter uses (aclnnNLLLoss has a `target`).
+            f'  static const auto standin_target_fn = reinterpret_cast<decltype(&::{f["name"]})>('
             f'npu::standin::resolve("{f["name"]}"));\n'
-            f'  return target({f["args"]});\n'
+            f'  return standin_target_fn({f["args"]});\n'
             f'}}\n')
 
 
