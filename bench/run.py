@@ -24,10 +24,12 @@ from pathlib import Path
 import torch
 
 import npu_emu  # noqa: F401  (activates the npu backend)
+from resnet import train_step as resnet18_train_step
 
 LATENCY_TARGET = 1.5  # npu time / CPU time, small ops
 THROUGHPUT_TARGET = 0.8  # npu GB/s / CPU GB/s, large elementwise and reductions
 CONV_TARGET = 0.7  # npu GFLOP/s / CPU GFLOP/s, conv2d forward + backward on resnet18's layers
+RESNET_TARGET = 1.3  # npu time / CPU time, a ResNet-18 training step
 
 
 @dataclass
@@ -235,6 +237,11 @@ def run(quick: bool) -> tuple[list[Row], float]:
             c = _time(cpu_model[name], "cpu", iters // 4) * 1e6
             d = _time(npu_model[name], "npu", iters // 4) * 1e6
             rows.append(Row("model", name, c, d, "us/step", d / c, "-"))
+    # ResNet-18 training step (batch 8, 3x64x64, SGD with momentum).
+    cpu_step, npu_step = resnet18_train_step("cpu"), resnet18_train_step("npu")
+    c = _time(cpu_step, "cpu", 1 if quick else 3) * 1e3
+    d = _time(npu_step, "npu", 1 if quick else 3) * 1e3
+    rows.append(Row("model", "resnet18_train", c, d, "ms/step", d / c, f"<= {RESNET_TARGET}x"))
     n = (1 << 22) if quick else (1 << 24)
     cpu_large, npu_large = _large_ops("cpu", n), _large_ops("npu", n)
     for name, (fn, nbytes) in cpu_large.items():
