@@ -115,14 +115,22 @@ void block_gemm(int64_t m, int64_t n, int64_t k, const Operand<T>& a, const T* a
 // To (and conjugated on request), in parallel over rows.
 template <class To, class From>
 std::unique_ptr<To[]> pack(const Mat<const From>& x, int64_t batches, int64_t rows, int64_t cols, bool conj) {
-  auto out = std::make_unique<To[]>(static_cast<std::size_t>(std::max<int64_t>(batches * rows * cols, 1)));
+  // Uninitialized (every element is written below): no memset of a buffer
+  // as large as the operand.
+  std::unique_ptr<To[]> out(new To[static_cast<std::size_t>(std::max<int64_t>(batches * rows * cols, 1))]);
   To* const dst = out.get();
+  const bool conjugate = is_complex_v<From> && conj;
   const auto body = [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t bi = r / std::max<int64_t>(rows, 1);
       const int64_t i = r % std::max<int64_t>(rows, 1);
       const From* src = x.p + bi * x.bs + i * x.rs;
       To* d = dst + r * cols;
+      if (x.cs == 1 && !conjugate) {
+        // The common case, unit stride: a loop the compiler vectorizes.
+        for (int64_t j = 0; j < cols; ++j) d[j] = convert<To>(src[j]);
+        continue;
+      }
       for (int64_t j = 0; j < cols; ++j) {
         From v = src[j * x.cs];
         if constexpr (is_complex_v<From>) {
@@ -301,7 +309,8 @@ void run_reduced(const GemmArgs& g) {
   const int64_t a_batches = batches_of(a, g.batch), b_batches = batches_of(b, g.batch);
   const auto a32 = pack<float, R>(a, a_batches, g.m, g.k, false);
   const auto b32 = pack<float, R>(b, b_batches, g.k, g.n, false);
-  auto acc = std::make_unique<float[]>(static_cast<std::size_t>(std::max<int64_t>(c_batches * g.m * g.n, 1)));
+  // Uninitialized: the product overwrites it (beta 0).
+  std::unique_ptr<float[]> acc(new float[static_cast<std::size_t>(std::max<int64_t>(c_batches * g.m * g.n, 1))]);
 
   GemmArgs f = g;
   f.dtype = model::DType::Float32;
@@ -319,6 +328,10 @@ void run_reduced(const GemmArgs& g) {
       const int64_t bi = r / g.m, i = r % g.m;
       R* dst = c.p + bi * c.bs + i * c.rs;
       const float* src = acc.get() + r * g.n;
+      if (c.cs == 1 && beta == 0.0f) {
+        for (int64_t j = 0; j < g.n; ++j) dst[j] = R(alpha * src[j]);
+        continue;
+      }
       for (int64_t j = 0; j < g.n; ++j) {
         const float prod = alpha * src[j];
         dst[j * c.cs] = R(beta == 0.0f ? prod : prod + beta * static_cast<float>(dst[j * c.cs]));
