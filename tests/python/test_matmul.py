@@ -277,3 +277,13 @@ def test_nz_linear_weight_forward_backward(native_only):
     check(wn.grad, wc.grad, 8)
     check(xn.grad, xc.grad, 12)
     assert torch_npu.get_npu_format(wn) == 29
+
+
+def test_conjugate_views(native_only):
+    a, b = rand(4, 5, dtype=torch.complex64), rand(5, 3, dtype=torch.complex64, seed=1)
+    an, bn = a.npu(), b.npu()
+    check(torch.mm(an.conj(), bn), torch.mm(a.conj(), b), 5)
+    check(an.mH @ an, a.mH @ a, 4)
+    check(torch.dot(an[0].conj(), an[1]), torch.dot(a[0].conj(), a[1]), 5)
+    check(torch.vdot(an[0], an[1].conj()), torch.vdot(a[0], a[1].conj()), 5)
+    check(torch.addmm(bn[0].conj(), an, bn.conj(), beta=2), torch.addmm(b[0].conj(), a, b.conj(), beta=2), 5)
