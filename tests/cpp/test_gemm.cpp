@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "acl/aclnn_matmul.h"
+#include "acl_test_support.h"
 #include "kernels/core/dtype_dispatch.h"
 #include "kernels/linalg/gemm.h"
 
@@ -224,4 +226,82 @@ TEST_CASE("gemm rejects what it does not compute", "[gemm]") {
   g.dtype = npu::model::DType::Float32;
   g.m = -1;
   REQUIRE_THROWS_WITH(linalg::gemm(g), Catch::Contains("negative size"));
+}
+
+// cubeMathType through the C API: 0..3 (KEEP_DTYPE, ALLOW_FP32_DOWN_PRECISION,
+// USE_FP16, USE_HF32) compute, exactly here (small integers); anything else
+// fails GetWorkspaceSize naming the parameter and the allowed values.
+TEST_CASE("aclnnMm validates cubeMathType", "[gemm]") {
+  acl_test::use_device0();
+  acl_test::DeviceBuffer a(16), b(16), c(16);
+  acl_test::StreamHandle stream;
+  const std::vector<float> av{1, 2, 3, 4}, bv{5, 6, 7, 8};
+  REQUIRE(aclrtMemcpy(a.get(), 16, av.data(), 16, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+  REQUIRE(aclrtMemcpy(b.get(), 16, bv.data(), 16, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+  const int64_t dims[2] = {2, 2}, strides[2] = {2, 1}, transposed[2] = {1, 2};
+  aclTensor* ta = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, dims, 2, a.get());
+  aclTensor* tb = aclCreateTensor(dims, 2, ACL_FLOAT, transposed, 0, ACL_FORMAT_ND, dims, 2, b.get());
+  aclTensor* tc = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, dims, 2, c.get());
+  for (const int8_t mode : {int8_t{0}, int8_t{1}, int8_t{2}, int8_t{3}}) {
+    uint64_t ws = 0;
+    aclOpExecutor* ex = nullptr;
+    REQUIRE(aclnnMmGetWorkspaceSize(ta, tb, tc, mode, &ws, &ex) == ACL_SUCCESS);
+    REQUIRE(aclnnMm(nullptr, ws, ex, stream.get()) == ACL_SUCCESS);
+    REQUIRE(aclrtSynchronizeStream(stream.get()) == ACL_SUCCESS);
+    std::vector<float> cv(4);
+    REQUIRE(aclrtMemcpy(cv.data(), 16, c.get(), 16, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS);
+    // b is read transposed: [[5, 7], [6, 8]].
+    CHECK(cv == std::vector<float>{17, 23, 39, 53});
+  }
+  for (const int8_t bad : {int8_t{-1}, int8_t{4}}) {
+    uint64_t ws = 0;
+    aclOpExecutor* ex = nullptr;
+    CHECK(aclnnMmGetWorkspaceSize(ta, tb, tc, bad, &ws, &ex) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(ex == nullptr);
+    const std::string message = acl_test::recent_error();
+    CHECK(message.find("cubeMathType must be 0 (KEEP_DTYPE)") != std::string::npos);
+    CHECK(message.find(std::to_string(bad)) != std::string::npos);
+  }
+  aclDestroyTensor(ta);
+  aclDestroyTensor(tb);
+  aclDestroyTensor(tc);
+}
+
+// Blocked operands (FRACTAL_NZ: logical [R, C] stored as [C1, R1*16, C0]):
+// read in place through row/column blocks, as A, as a transposed B, and as C.
+TEST_CASE("gemm reads and writes blocked (FRACTAL_NZ) operands", "[gemm]") {
+  constexpr int64_t c0 = 16;
+  const auto nz_offset = [](int64_t rows, int64_t r, int64_t c) {
+    const int64_t rows_padded = (rows + 15) / 16 * 16;
+    return ((c / c0) * rows_padded + r) * c0 + c % c0;
+  };
+  const int64_t m = 21, k = 35, n = 18;
+  std::vector<float> a_nz(3 * 32 * 16, -7.0f), b_nz(3 * 32 * 16, -7.0f), c_nz(2 * 32 * 16, -7.0f);
+  std::vector<float> a(m * k), b(k * n);  // logical, row-major
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < k; ++j) a_nz[nz_offset(m, i, j)] = a[i * k + j] = static_cast<float>((i * 7 + j * 3) % 11 - 5);
+  }
+  // B stored as its transpose [n, k] in NZ: b(l, j) = bt(j, l).
+  for (int64_t l = 0; l < k; ++l) {
+    for (int64_t j = 0; j < n; ++j) b_nz[nz_offset(n, j, l)] = b[l * n + j] = static_cast<float>((l * 5 + j) % 7 - 3);
+  }
+  GemmArgs g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = {a_nz.data(), c0, 1, 0, 0, 0, c0, 32 * c0};          // rows stride C0, columns in C0 blocks
+  g.b = {b_nz.data(), 1, c0, 0, c0, 32 * c0, 0, 0};          // transposed: rows (k) in blocks
+  g.c = {c_nz.data(), c0, 1, 0, 0, 0, c0, 32 * c0};          // [m, n] written as NZ
+  g.alpha = 2;
+  linalg::gemm(g);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float want = 0;
+      for (int64_t l = 0; l < k; ++l) want += a[i * k + l] * b[l * n + j];
+      INFO("i " << i << " j " << j);
+      REQUIRE(c_nz[nz_offset(m, i, j)] == 2 * want);
+    }
+  }
+  // Padding of C (rows >= m inside a block) is never written.
+  CHECK(c_nz[nz_offset(m, 30, 0)] == -7.0f);
 }
