@@ -305,3 +305,55 @@ TEST_CASE("gemm reads and writes blocked (FRACTAL_NZ) operands", "[gemm]") {
   // Padding of C (rows >= m inside a block) is never written.
   CHECK(c_nz[nz_offset(m, 30, 0)] == -7.0f);
 }
+
+// aclnnMatmul (the C API's torch.matmul; aten's matmul decomposes into the
+// other entries): batch dims broadcast, a 1-D self is one row.
+TEST_CASE("aclnnMatmul broadcasts batch dims and takes vectors", "[gemm]") {
+  acl_test::use_device0();
+  acl_test::StreamHandle stream;
+  const auto run = [&](const std::vector<int64_t>& as, const std::vector<int64_t>& bs,
+                       const std::vector<int64_t>& os, const std::vector<float>& av, const std::vector<float>& bv) {
+    const auto strides = [](const std::vector<int64_t>& s) {
+      std::vector<int64_t> st(s.size(), 1);
+      for (int64_t d = static_cast<int64_t>(s.size()) - 2; d >= 0; --d) st[d] = st[d + 1] * s[d + 1];
+      return st;
+    };
+    std::size_t on = 1;
+    for (const int64_t s : os) on *= static_cast<std::size_t>(s);
+    acl_test::DeviceBuffer a(av.size() * 4), b(bv.size() * 4), o(on * 4);
+    REQUIRE(aclrtMemcpy(a.get(), av.size() * 4, av.data(), av.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+    REQUIRE(aclrtMemcpy(b.get(), bv.size() * 4, bv.data(), bv.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+    const auto sa = strides(as), sb = strides(bs), so = strides(os);
+    aclTensor* ta = aclCreateTensor(as.data(), as.size(), ACL_FLOAT, sa.data(), 0, ACL_FORMAT_ND, as.data(), as.size(), a.get());
+    aclTensor* tb = aclCreateTensor(bs.data(), bs.size(), ACL_FLOAT, sb.data(), 0, ACL_FORMAT_ND, bs.data(), bs.size(), b.get());
+    aclTensor* to = aclCreateTensor(os.data(), os.size(), ACL_FLOAT, so.data(), 0, ACL_FORMAT_ND, os.data(), os.size(), o.get());
+    uint64_t ws = 0;
+    aclOpExecutor* ex = nullptr;
+    REQUIRE(aclnnMatmulGetWorkspaceSize(ta, tb, to, 0, &ws, &ex) == ACL_SUCCESS);
+    REQUIRE(aclnnMatmul(nullptr, ws, ex, stream.get()) == ACL_SUCCESS);
+    REQUIRE(aclrtSynchronizeStream(stream.get()) == ACL_SUCCESS);
+    std::vector<float> out(on);
+    REQUIRE(aclrtMemcpy(out.data(), on * 4, o.get(), on * 4, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS);
+    aclDestroyTensor(ta);
+    aclDestroyTensor(tb);
+    aclDestroyTensor(to);
+    return out;
+  };
+  // [2, 1, 2, 3] @ [3, 3, 1] -> [2, 3, 2, 1]: batch dims (2, 1) and (3) broadcast to (2, 3).
+  std::vector<float> av(12), bv(9);
+  for (std::size_t i = 0; i < av.size(); ++i) av[i] = static_cast<float>(i);
+  for (std::size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<float>(i % 4) - 1.0f;
+  const std::vector<float> got = run({2, 1, 2, 3}, {3, 3, 1}, {2, 3, 2, 1}, av, bv);
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 3; ++j) {
+      for (int64_t r = 0; r < 2; ++r) {
+        float want = 0;
+        for (int64_t l = 0; l < 3; ++l) want += av[(i * 2 + r) * 3 + l] * bv[j * 3 + l];
+        REQUIRE(got[(i * 3 + j) * 2 + r] == want);
+      }
+    }
+  }
+  // [3] @ [2, 3, 2] -> [2, 2]: the vector is one row of each product.
+  const std::vector<float> v{1, 2, 3}, m{1, 0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 4};
+  CHECK(run({3}, {2, 3, 2}, {2, 2}, v, m) == std::vector<float>{4, 5, 20, 20});
+}
