@@ -229,8 +229,8 @@ def run(quick: bool) -> tuple[list[Row], float]:
             cpu_busy = busy
     rows.append(Row("host_cpu", "add loop", cpu_busy, busy, "cores", busy / cpu_busy, "-"))
     with warnings.catch_warnings():
-        # The cells' matmuls run through the CPU fallback today (no native
-        # mm yet): its warning would repeat on every step.
+        # Whatever a cell still runs through the CPU fallback would warn on
+        # every step (its matmuls are native since issue 14).
         warnings.simplefilter("ignore")
         cpu_model, npu_model = _model_steps("cpu"), _model_steps("npu")
         for name in cpu_model:

@@ -16,9 +16,6 @@ inline constexpr int8_t kCubeKeepDtype = 0;
 // set (its Conjugate fallback passes them through, expecting BLAS-style
 // kernels to read them conjugated). The aclnn ops read plain memory: such an
 // operand is materialized first; any other is the same tensor.
-inline at::Tensor plain(const at::Tensor& t) {
-  if (!t.defined() || (!t.is_conj() && !t.is_neg())) return t;
-  return t.resolve_conj().resolve_neg();
-}
+at::Tensor plain(const at::Tensor& t);
 
 }  // namespace npu::table

@@ -5,6 +5,8 @@
 #include "emulator/ops/matmul.h"
 
 #include <complex>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +15,8 @@
 #include "emulator/acl_objects.h"
 #include "emulator/op_args.h"
 #include "emulator/op_launch.h"
+#include "device_model/format.h"
+#include "device_model/storage_desc.h"
 #include "kernels/copy/copy.h"
 #include "kernels/linalg/gemm.h"
 
@@ -70,6 +74,87 @@ GemmMatrix matrix(const TensorView& v, int64_t row, int64_t col, int64_t batch =
   return {v.data, row >= 0 ? v.strides[row] : 0, col >= 0 ? v.strides[col] : 0, batch >= 0 ? v.strides[batch] : 0};
 }
 
+// An operand the engine reads in place: a base-format view, or a whole
+// tensor in the FRACTAL_NZ family (possibly with permuted dims, like a
+// transposed NZ weight), whose per-dim layout is given as strides and the
+// engine's blocks.
+struct Operand {
+  TensorView view;  // sizes, dtype and address; `strides` only for base formats
+  Shape stride, block, block_stride;  // per view dim
+};
+
+bool is_nz(model::Format f) {
+  return f == model::Format::FRACTAL_NZ || f == model::Format::FRACTAL_NZ_C0_16 ||
+         f == model::Format::FRACTAL_NZ_C0_32 || f == model::Format::FRACTAL_NZ_C0_2 ||
+         f == model::Format::FRACTAL_NZ_C0_4 || f == model::Format::FRACTAL_NZ_C0_8;
+}
+
+// A FRACTAL_NZ tensor of logical (origin) shape [..., R, C] is stored as
+// [..., C1, R1*16, C0]: element (r, c) at ((c / C0) * R1*16 + r) * C0 + c % C0.
+Operand operand(const aclTensor* t, const char* name) {
+  require_tensor(t, name);
+  const std::optional<model::Format> format =
+      t->format == ACL_FORMAT_ND ? std::optional(model::Format::ND) : model::format_from_acl(t->format);
+  if (!format || !model::is_private_format(*format)) {
+    const TensorView v = t->view();
+    return {v, v.strides, Shape(v.sizes.size(), 0), Shape(v.sizes.size(), 0)};
+  }
+  const std::string label = model::format_label(*format);
+  if (!is_nz(*format)) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " is in " + label +
+                                      "; matrix products take base formats or the FRACTAL_NZ family");
+  }
+  const TensorView v = t->unchecked_view();
+  const std::optional<model::Dims> order = model::contiguous_order(t->view_dims.vec(), t->strides.vec());
+  if (t->offset != 0 || !order || v.dim() < 2) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " in " + label +
+                                      " must be a whole tensor of at least 2 dims (offset 0, contiguous or "
+                                      "permuted dims); got shape " + kn::shape_str(v.sizes));
+  }
+  const model::Dims origin = model::permuted(t->view_dims.vec(), *order);
+  model::StorageDesc desc;
+  try {
+    desc = model::describe_storage(origin, t->dtype, *format);
+  } catch (const std::invalid_argument& e) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + ": " + e.what());
+  }
+  if (!t->storage_dims.empty() && t->storage_dims.vec() != desc.storage_sizes) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " in " + label + " of logical shape " +
+                                      model::dims_str(origin) + " must have storage dims " +
+                                      model::dims_str(desc.storage_sizes) + "; got " +
+                                      kn::shape_str(t->storage_dims));
+  }
+  const int64_t n = v.dim();
+  const int64_t c0 = model::format_c0(*format, t->dtype);
+  const int64_t rows_padded = (origin[n - 2] + model::kFractalEdge - 1) / model::kFractalEdge * model::kFractalEdge;
+  Operand o{v, Shape(n, 0), Shape(n, 0), Shape(n, 0)};
+  int64_t batch_stride = 1;  // of origin dim k < n-2: the storage dims after it
+  for (const int64_t s : desc.storage_sizes) batch_stride *= s;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t d = (*order)[k];
+    if (k < n - 2) {
+      batch_stride /= desc.storage_sizes[k];
+      o.stride[d] = batch_stride;
+    } else if (k == n - 2) {
+      o.stride[d] = c0;
+    } else {
+      o.stride[d] = 1;
+      o.block[d] = c0;
+      o.block_stride[d] = rows_padded * c0;
+    }
+  }
+  return o;
+}
+
+GemmMatrix matrix(const Operand& o, int64_t row, int64_t col, int64_t batch = -1) {
+  GemmMatrix m{o.view.data, o.stride[row], o.stride[col], batch >= 0 ? o.stride[batch] : 0};
+  m.row_block = o.block[row];
+  m.row_block_stride = o.block_stride[row];
+  m.col_block = o.block[col];
+  m.col_block_stride = o.block_stride[col];
+  return m;
+}
+
 std::complex<double> scalar_or_one(const aclScalar* s) {
   return s != nullptr ? s->value().to<std::complex<double>>() : std::complex<double>(1.0, 0.0);
 }
@@ -106,41 +191,43 @@ void require_broadcastable(const TensorView& self, const Shape& shape) {
 
 std::function<void()> mm_task(const aclTensor* self, const aclTensor* mat2, aclTensor* out, int8_t cubeMathType) {
   check_cube_math_type(cubeMathType);
-  const auto v = require_views<3>({{{self, "self"}, {mat2, "mat2"}, {out, "out"}}});
-  require_rank(v[0], "self", 2);
-  require_rank(v[1], "mat2", 2);
-  require_one_dtype({{&v[0], "self"}, {&v[1], "mat2"}, {&v[2], "out"}});
-  require_dims("self.size(1) must equal mat2.size(0)", v[0].sizes[1], v[1].sizes[0]);
-  require_shape(out, Shape{v[0].sizes[0], v[1].sizes[1]}, "out");
+  const Operand a = operand(self, "self"), b = operand(mat2, "mat2");
+  const auto v = require_views<1>({{{out, "out"}}});
+  require_rank(a.view, "self", 2);
+  require_rank(b.view, "mat2", 2);
+  require_one_dtype({{&a.view, "self"}, {&b.view, "mat2"}, {&v[0], "out"}});
+  require_dims("self.size(1) must equal mat2.size(0)", a.view.sizes[1], b.view.sizes[0]);
+  require_shape(out, Shape{a.view.sizes[0], b.view.sizes[1]}, "out");
   GemmArgs g;
-  g.dtype = v[2].dtype;
-  g.m = v[0].sizes[0];
-  g.k = v[0].sizes[1];
-  g.n = v[1].sizes[1];
-  g.a = matrix(v[0], 0, 1);
-  g.b = matrix(v[1], 0, 1);
-  g.c = matrix(v[2], 0, 1);
+  g.dtype = v[0].dtype;
+  g.m = a.view.sizes[0];
+  g.k = a.view.sizes[1];
+  g.n = b.view.sizes[1];
+  g.a = matrix(a, 0, 1);
+  g.b = matrix(b, 0, 1);
+  g.c = matrix(v[0], 0, 1);
   return task([g] { kn::linalg::gemm(g); });
 }
 
 std::function<void()> bmm_task(const aclTensor* self, const aclTensor* mat2, aclTensor* out, int8_t cubeMathType) {
   check_cube_math_type(cubeMathType);
-  const auto v = require_views<3>({{{self, "self"}, {mat2, "mat2"}, {out, "out"}}});
-  require_rank(v[0], "self", 3);
-  require_rank(v[1], "mat2", 3);
-  require_one_dtype({{&v[0], "self"}, {&v[1], "mat2"}, {&v[2], "out"}});
-  require_dims("self.size(0) must equal mat2.size(0)", v[0].sizes[0], v[1].sizes[0]);
-  require_dims("self.size(2) must equal mat2.size(1)", v[0].sizes[2], v[1].sizes[1]);
-  require_shape(out, Shape{v[0].sizes[0], v[0].sizes[1], v[1].sizes[2]}, "out");
+  const Operand a = operand(self, "self"), b = operand(mat2, "mat2");
+  const auto v = require_views<1>({{{out, "out"}}});
+  require_rank(a.view, "self", 3);
+  require_rank(b.view, "mat2", 3);
+  require_one_dtype({{&a.view, "self"}, {&b.view, "mat2"}, {&v[0], "out"}});
+  require_dims("self.size(0) must equal mat2.size(0)", a.view.sizes[0], b.view.sizes[0]);
+  require_dims("self.size(2) must equal mat2.size(1)", a.view.sizes[2], b.view.sizes[1]);
+  require_shape(out, Shape{a.view.sizes[0], a.view.sizes[1], b.view.sizes[2]}, "out");
   GemmArgs g;
-  g.dtype = v[2].dtype;
-  g.batch = v[0].sizes[0];
-  g.m = v[0].sizes[1];
-  g.k = v[0].sizes[2];
-  g.n = v[1].sizes[2];
-  g.a = matrix(v[0], 1, 2, 0);
-  g.b = matrix(v[1], 1, 2, 0);
-  g.c = matrix(v[2], 1, 2, 0);
+  g.dtype = v[0].dtype;
+  g.batch = a.view.sizes[0];
+  g.m = a.view.sizes[1];
+  g.k = a.view.sizes[2];
+  g.n = b.view.sizes[2];
+  g.a = matrix(a, 1, 2, 0);
+  g.b = matrix(b, 1, 2, 0);
+  g.c = matrix(v[0], 1, 2, 0);
   return task([g] { kn::linalg::gemm(g); });
 }
 
@@ -231,50 +318,52 @@ std::function<void()> addmm_task(const aclTensor* self, const aclTensor* mat1, c
                                  const aclScalar* beta, const aclScalar* alpha, const aclTensor* out,
                                  int8_t cubeMathType) {
   check_cube_math_type(cubeMathType);
-  const auto v = require_views<4>({{{self, "self"}, {mat1, "mat1"}, {mat2, "mat2"}, {out, "out"}}});
-  require_rank(v[1], "mat1", 2);
-  require_rank(v[2], "mat2", 2);
-  require_one_dtype({{&v[0], "self"}, {&v[1], "mat1"}, {&v[2], "mat2"}, {&v[3], "out"}});
-  require_dims("mat1.size(1) must equal mat2.size(0)", v[1].sizes[1], v[2].sizes[0]);
-  require_shape(out, Shape{v[1].sizes[0], v[2].sizes[1]}, "out");
-  require_broadcastable(v[0], v[3].sizes);
+  const Operand a = operand(mat1, "mat1"), b = operand(mat2, "mat2");
+  const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
+  require_rank(a.view, "mat1", 2);
+  require_rank(b.view, "mat2", 2);
+  require_one_dtype({{&v[0], "self"}, {&a.view, "mat1"}, {&b.view, "mat2"}, {&v[1], "out"}});
+  require_dims("mat1.size(1) must equal mat2.size(0)", a.view.sizes[1], b.view.sizes[0]);
+  require_shape(out, Shape{a.view.sizes[0], b.view.sizes[1]}, "out");
+  require_broadcastable(v[0], v[1].sizes);
   GemmArgs g;
-  g.dtype = v[3].dtype;
-  g.m = v[1].sizes[0];
-  g.k = v[1].sizes[1];
-  g.n = v[2].sizes[1];
-  g.a = matrix(v[1], 0, 1);
-  g.b = matrix(v[2], 0, 1);
-  g.c = matrix(v[3], 0, 1);
+  g.dtype = v[1].dtype;
+  g.m = a.view.sizes[0];
+  g.k = a.view.sizes[1];
+  g.n = b.view.sizes[1];
+  g.a = matrix(a, 0, 1);
+  g.b = matrix(b, 0, 1);
+  g.c = matrix(v[1], 0, 1);
   g.alpha = scalar_or_one(alpha);
   g.beta = scalar_or_one(beta);
-  return accumulate_task(g, v[0], v[3]);
+  return accumulate_task(g, v[0], v[1]);
 }
 
 std::function<void()> baddbmm_task(const aclTensor* self, const aclTensor* batch1, const aclTensor* batch2,
                                    const aclScalar* beta, const aclScalar* alpha, const aclTensor* out,
                                    int8_t cubeMathType) {
   check_cube_math_type(cubeMathType);
-  const auto v = require_views<4>({{{self, "self"}, {batch1, "batch1"}, {batch2, "batch2"}, {out, "out"}}});
-  require_rank(v[1], "batch1", 3);
-  require_rank(v[2], "batch2", 3);
-  require_one_dtype({{&v[0], "self"}, {&v[1], "batch1"}, {&v[2], "batch2"}, {&v[3], "out"}});
-  require_dims("batch1.size(0) must equal batch2.size(0)", v[1].sizes[0], v[2].sizes[0]);
-  require_dims("batch1.size(2) must equal batch2.size(1)", v[1].sizes[2], v[2].sizes[1]);
-  require_shape(out, Shape{v[1].sizes[0], v[1].sizes[1], v[2].sizes[2]}, "out");
-  require_broadcastable(v[0], v[3].sizes);
+  const Operand a = operand(batch1, "batch1"), b = operand(batch2, "batch2");
+  const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
+  require_rank(a.view, "batch1", 3);
+  require_rank(b.view, "batch2", 3);
+  require_one_dtype({{&v[0], "self"}, {&a.view, "batch1"}, {&b.view, "batch2"}, {&v[1], "out"}});
+  require_dims("batch1.size(0) must equal batch2.size(0)", a.view.sizes[0], b.view.sizes[0]);
+  require_dims("batch1.size(2) must equal batch2.size(1)", a.view.sizes[2], b.view.sizes[1]);
+  require_shape(out, Shape{a.view.sizes[0], a.view.sizes[1], b.view.sizes[2]}, "out");
+  require_broadcastable(v[0], v[1].sizes);
   GemmArgs g;
-  g.dtype = v[3].dtype;
-  g.batch = v[1].sizes[0];
-  g.m = v[1].sizes[1];
-  g.k = v[1].sizes[2];
-  g.n = v[2].sizes[2];
-  g.a = matrix(v[1], 1, 2, 0);
-  g.b = matrix(v[2], 1, 2, 0);
-  g.c = matrix(v[3], 1, 2, 0);
+  g.dtype = v[1].dtype;
+  g.batch = a.view.sizes[0];
+  g.m = a.view.sizes[1];
+  g.k = a.view.sizes[2];
+  g.n = b.view.sizes[2];
+  g.a = matrix(a, 1, 2, 0);
+  g.b = matrix(b, 1, 2, 0);
+  g.c = matrix(v[1], 1, 2, 0);
   g.alpha = scalar_or_one(alpha);
   g.beta = scalar_or_one(beta);
-  return accumulate_task(g, v[0], v[3]);
+  return accumulate_task(g, v[0], v[1]);
 }
 
 std::function<void()> addbmm_task(const aclTensor* self, const aclTensor* batch1, const aclTensor* batch2,

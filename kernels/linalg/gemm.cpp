@@ -32,23 +32,30 @@ namespace {
 using Eigen::Dynamic;
 using Index = Eigen::Index;
 
-// A strided matrix of T; rows/cols are carried by the caller.
+// A strided matrix of T; rows/cols are carried by the caller. rb/cb > 0:
+// rows/columns in blocks (GemmMatrix's blocked layouts).
 template <class T>
 struct Mat {
   T* p;
   int64_t rs;  // row stride
   int64_t cs;  // column stride
   int64_t bs;  // batch stride
+  int64_t rb = 0, rbs = 0, cb = 0, cbs = 0;
+
+  bool blocked() const { return rb > 0 || cb > 0; }
+  int64_t row_offset(int64_t i) const { return rb > 0 ? (i / rb) * rbs + (i % rb) * rs : i * rs; }
+  int64_t col_offset(int64_t j) const { return cb > 0 ? (j / cb) * cbs + (j % cb) * cs : j * cs; }
 };
 
 template <class T>
 Mat<T> mat_of(const GemmMatrix& g) {
-  return {static_cast<T*>(g.data), g.row_stride, g.col_stride, g.batch_stride};
+  return {static_cast<T*>(g.data), g.row_stride, g.col_stride, g.batch_stride,
+          g.row_block, g.row_block_stride, g.col_block, g.col_block_stride};
 }
 
 template <class T>
 Mat<T> transposed(const Mat<T>& x) {
-  return {x.p, x.cs, x.rs, x.bs};
+  return {x.p, x.cs, x.rs, x.bs, x.cb, x.cbs, x.rb, x.rbs};
 }
 
 // Row-major usable: unit column stride (or at most one column).
@@ -115,14 +122,33 @@ void block_gemm(int64_t m, int64_t n, int64_t k, const Operand<T>& a, const T* a
 // To (and conjugated on request), in parallel over rows.
 template <class To, class From>
 std::unique_ptr<To[]> pack(const Mat<const From>& x, int64_t batches, int64_t rows, int64_t cols, bool conj) {
-  auto out = std::make_unique<To[]>(static_cast<std::size_t>(std::max<int64_t>(batches * rows * cols, 1)));
+  // Uninitialized (every element is written below): no memset of a buffer
+  // as large as the operand.
+  std::unique_ptr<To[]> out(new To[static_cast<std::size_t>(std::max<int64_t>(batches * rows * cols, 1))]);
   To* const dst = out.get();
+  const bool conjugate = is_complex_v<From> && conj;
   const auto body = [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t bi = r / std::max<int64_t>(rows, 1);
       const int64_t i = r % std::max<int64_t>(rows, 1);
-      const From* src = x.p + bi * x.bs + i * x.rs;
+      const From* src = x.p + bi * x.bs + x.row_offset(i);
       To* d = dst + r * cols;
+      if (x.cb > 0) {
+        // A blocked row: unit-stride runs of cb elements, one per block.
+        for (int64_t j = 0; j < cols; ++j) {
+          From v = src[x.col_offset(j)];
+          if constexpr (is_complex_v<From>) {
+            if (conj) v = std::conj(v);
+          }
+          d[j] = convert<To>(v);
+        }
+        continue;
+      }
+      if (x.cs == 1 && !conjugate) {
+        // The common case, unit stride: a loop the compiler vectorizes.
+        for (int64_t j = 0; j < cols; ++j) d[j] = convert<To>(src[j]);
+        continue;
+      }
       for (int64_t j = 0; j < cols; ++j) {
         From v = src[j * x.cs];
         if constexpr (is_complex_v<From>) {
@@ -219,8 +245,8 @@ int64_t batches_of(const Mat<T>& x, int64_t batch) {
 template <class T>
 void run_typed(const GemmArgs& args) {
   GemmArgs g = args;
-  Mat<const T> a{static_cast<const T*>(g.a.data), g.a.row_stride, g.a.col_stride, g.a.batch_stride};
-  Mat<const T> b{static_cast<const T*>(g.b.data), g.b.row_stride, g.b.col_stride, g.b.batch_stride};
+  Mat<const T> a = mat_of<const T>(g.a);
+  Mat<const T> b = mat_of<const T>(g.b);
   Mat<T> c = mat_of<T>(g.c);
   if (g.reduce_batch) c.bs = 0;
   const T alpha = scalar_as<T>(g.alpha);
@@ -228,7 +254,7 @@ void run_typed(const GemmArgs& args) {
   if (g.m == 0 || g.n == 0 || (g.batch == 0 && !g.reduce_batch)) return;
 
   // 1. C row-major: a column-major C is the transposed problem.
-  if (!row_major(g.n, c.cs) && col_major(g.m, c.rs)) {
+  if (!c.blocked() && !row_major(g.n, c.cs) && col_major(g.m, c.rs)) {
     std::swap(g.m, g.n);
     const Mat<const T> at = transposed(b);
     b = transposed(a);
@@ -239,17 +265,17 @@ void run_typed(const GemmArgs& args) {
   std::unique_ptr<T[]> c_stage;
   const int64_t c_batches = g.reduce_batch ? 1 : g.batch;
   Mat<T> cw = c;
-  if (!row_major(g.n, c.cs)) {
-    // Neither unit stride: compute into contiguous scratch (with C's old
-    // values when beta reads them), then copy back.
-    c_stage = pack<T, T>(Mat<const T>{c.p, c.rs, c.cs, c.bs}, c_batches, g.m, g.n, false);
+  if (c.blocked() || !row_major(g.n, c.cs)) {
+    // Neither unit stride (or blocked): compute into contiguous scratch
+    // (with C's old values when beta reads them), then copy back.
+    c_stage = pack<T, T>(Mat<const T>{c.p, c.rs, c.cs, c.bs, c.rb, c.rbs, c.cb, c.cbs}, c_batches, g.m, g.n, false);
     cw = {c_stage.get(), g.n, 1, g.m * g.n};
   }
 
   // 2. A and B row- or column-major, conjugation resolved.
   std::unique_ptr<T[]> a_pack, b_pack;
   const auto needs_pack = [](const Mat<const T>& x, int64_t rows, int64_t cols, bool conj) {
-    return (is_complex_v<T> && conj) || !(row_major(cols, x.cs) || col_major(rows, x.rs));
+    return (is_complex_v<T> && conj) || x.blocked() || !(row_major(cols, x.cs) || col_major(rows, x.rs));
   };
   if (needs_pack(a, g.m, g.k, g.conj_a)) {
     const int64_t nb = batches_of(a, g.batch);
@@ -269,7 +295,7 @@ void run_typed(const GemmArgs& args) {
     const T* src = c_stage.get();
     for (int64_t bi = 0; bi < c_batches; ++bi) {
       for (int64_t i = 0; i < g.m; ++i) {
-        for (int64_t j = 0; j < g.n; ++j) c.p[bi * c.bs + i * c.rs + j * c.cs] = src[(bi * g.m + i) * g.n + j];
+        for (int64_t j = 0; j < g.n; ++j) c.p[bi * c.bs + c.row_offset(i) + c.col_offset(j)] = src[(bi * g.m + i) * g.n + j];
       }
     }
   }
@@ -292,8 +318,8 @@ void run_reduced(const GemmArgs& g) {
     }
     return;
   }
-  const Mat<const R> a{static_cast<const R*>(g.a.data), g.a.row_stride, g.a.col_stride, g.a.batch_stride};
-  const Mat<const R> b{static_cast<const R*>(g.b.data), g.b.row_stride, g.b.col_stride, g.b.batch_stride};
+  const Mat<const R> a = mat_of<const R>(g.a);
+  const Mat<const R> b = mat_of<const R>(g.b);
   Mat<R> c = mat_of<R>(g.c);
   const int64_t c_batches = g.reduce_batch ? 1 : g.batch;
   if (g.reduce_batch) c.bs = 0;
@@ -301,7 +327,8 @@ void run_reduced(const GemmArgs& g) {
   const int64_t a_batches = batches_of(a, g.batch), b_batches = batches_of(b, g.batch);
   const auto a32 = pack<float, R>(a, a_batches, g.m, g.k, false);
   const auto b32 = pack<float, R>(b, b_batches, g.k, g.n, false);
-  auto acc = std::make_unique<float[]>(static_cast<std::size_t>(std::max<int64_t>(c_batches * g.m * g.n, 1)));
+  // Uninitialized: the product overwrites it (beta 0).
+  std::unique_ptr<float[]> acc(new float[static_cast<std::size_t>(std::max<int64_t>(c_batches * g.m * g.n, 1))]);
 
   GemmArgs f = g;
   f.dtype = model::DType::Float32;
@@ -317,11 +344,16 @@ void run_reduced(const GemmArgs& g) {
   const auto body = [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t bi = r / g.m, i = r % g.m;
-      R* dst = c.p + bi * c.bs + i * c.rs;
+      R* dst = c.p + bi * c.bs + c.row_offset(i);
       const float* src = acc.get() + r * g.n;
+      if (c.cb == 0 && c.cs == 1 && beta == 0.0f) {
+        for (int64_t j = 0; j < g.n; ++j) dst[j] = R(alpha * src[j]);
+        continue;
+      }
       for (int64_t j = 0; j < g.n; ++j) {
         const float prod = alpha * src[j];
-        dst[j * c.cs] = R(beta == 0.0f ? prod : prod + beta * static_cast<float>(dst[j * c.cs]));
+        R& d = dst[c.col_offset(j)];
+        d = R(beta == 0.0f ? prod : prod + beta * static_cast<float>(d));
       }
     }
   };

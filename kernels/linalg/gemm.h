@@ -31,11 +31,19 @@ namespace npu::kernels::linalg {
 
 // One strided operand: element (b, i, j) is at
 // data + b * batch_stride + i * row_stride + j * col_stride (in elements).
+// Blocked layouts (FRACTAL_NZ, whose columns come in panels of C0): with
+// col_block > 0, column j is at (j / col_block) * col_block_stride +
+// (j % col_block) * col_stride instead; rows likewise with row_block (a
+// transposed NZ operand). The engine packs blocked operands itself.
 struct GemmMatrix {
   void* data = nullptr;
   int64_t row_stride = 0;
   int64_t col_stride = 0;
   int64_t batch_stride = 0;
+  int64_t row_block = 0;
+  int64_t row_block_stride = 0;
+  int64_t col_block = 0;
+  int64_t col_block_stride = 0;
 };
 
 struct GemmArgs {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "acl/aclnn_matmul.h"
+#include "acl_test_support.h"
 #include "kernels/core/dtype_dispatch.h"
 #include "kernels/linalg/gemm.h"
 
@@ -224,4 +226,134 @@ TEST_CASE("gemm rejects what it does not compute", "[gemm]") {
   g.dtype = npu::model::DType::Float32;
   g.m = -1;
   REQUIRE_THROWS_WITH(linalg::gemm(g), Catch::Contains("negative size"));
+}
+
+// cubeMathType through the C API: 0..3 (KEEP_DTYPE, ALLOW_FP32_DOWN_PRECISION,
+// USE_FP16, USE_HF32) compute, exactly here (small integers); anything else
+// fails GetWorkspaceSize naming the parameter and the allowed values.
+TEST_CASE("aclnnMm validates cubeMathType", "[gemm]") {
+  acl_test::use_device0();
+  acl_test::DeviceBuffer a(16), b(16), c(16);
+  acl_test::StreamHandle stream;
+  const std::vector<float> av{1, 2, 3, 4}, bv{5, 6, 7, 8};
+  REQUIRE(aclrtMemcpy(a.get(), 16, av.data(), 16, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+  REQUIRE(aclrtMemcpy(b.get(), 16, bv.data(), 16, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+  const int64_t dims[2] = {2, 2}, strides[2] = {2, 1}, transposed[2] = {1, 2};
+  aclTensor* ta = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, dims, 2, a.get());
+  aclTensor* tb = aclCreateTensor(dims, 2, ACL_FLOAT, transposed, 0, ACL_FORMAT_ND, dims, 2, b.get());
+  aclTensor* tc = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, dims, 2, c.get());
+  for (const int8_t mode : {int8_t{0}, int8_t{1}, int8_t{2}, int8_t{3}}) {
+    uint64_t ws = 0;
+    aclOpExecutor* ex = nullptr;
+    REQUIRE(aclnnMmGetWorkspaceSize(ta, tb, tc, mode, &ws, &ex) == ACL_SUCCESS);
+    REQUIRE(aclnnMm(nullptr, ws, ex, stream.get()) == ACL_SUCCESS);
+    REQUIRE(aclrtSynchronizeStream(stream.get()) == ACL_SUCCESS);
+    std::vector<float> cv(4);
+    REQUIRE(aclrtMemcpy(cv.data(), 16, c.get(), 16, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS);
+    // b is read transposed: [[5, 7], [6, 8]].
+    CHECK(cv == std::vector<float>{17, 23, 39, 53});
+  }
+  for (const int8_t bad : {int8_t{-1}, int8_t{4}}) {
+    uint64_t ws = 0;
+    aclOpExecutor* ex = nullptr;
+    CHECK(aclnnMmGetWorkspaceSize(ta, tb, tc, bad, &ws, &ex) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(ex == nullptr);
+    const std::string message = acl_test::recent_error();
+    CHECK(message.find("cubeMathType must be 0 (KEEP_DTYPE)") != std::string::npos);
+    CHECK(message.find(std::to_string(bad)) != std::string::npos);
+  }
+  aclDestroyTensor(ta);
+  aclDestroyTensor(tb);
+  aclDestroyTensor(tc);
+}
+
+// Blocked operands (FRACTAL_NZ: logical [R, C] stored as [C1, R1*16, C0]):
+// read in place through row/column blocks, as A, as a transposed B, and as C.
+TEST_CASE("gemm reads and writes blocked (FRACTAL_NZ) operands", "[gemm]") {
+  constexpr int64_t c0 = 16;
+  const auto nz_offset = [](int64_t rows, int64_t r, int64_t c) {
+    const int64_t rows_padded = (rows + 15) / 16 * 16;
+    return ((c / c0) * rows_padded + r) * c0 + c % c0;
+  };
+  const int64_t m = 21, k = 35, n = 18;
+  std::vector<float> a_nz(3 * 32 * 16, -7.0f), b_nz(3 * 32 * 16, -7.0f), c_nz(2 * 32 * 16, -7.0f);
+  std::vector<float> a(m * k), b(k * n);  // logical, row-major
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < k; ++j) a_nz[nz_offset(m, i, j)] = a[i * k + j] = static_cast<float>((i * 7 + j * 3) % 11 - 5);
+  }
+  // B stored as its transpose [n, k] in NZ: b(l, j) = bt(j, l).
+  for (int64_t l = 0; l < k; ++l) {
+    for (int64_t j = 0; j < n; ++j) b_nz[nz_offset(n, j, l)] = b[l * n + j] = static_cast<float>((l * 5 + j) % 7 - 3);
+  }
+  GemmArgs g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = {a_nz.data(), c0, 1, 0, 0, 0, c0, 32 * c0};          // rows stride C0, columns in C0 blocks
+  g.b = {b_nz.data(), 1, c0, 0, c0, 32 * c0, 0, 0};          // transposed: rows (k) in blocks
+  g.c = {c_nz.data(), c0, 1, 0, 0, 0, c0, 32 * c0};          // [m, n] written as NZ
+  g.alpha = 2;
+  linalg::gemm(g);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float want = 0;
+      for (int64_t l = 0; l < k; ++l) want += a[i * k + l] * b[l * n + j];
+      INFO("i " << i << " j " << j);
+      REQUIRE(c_nz[nz_offset(m, i, j)] == 2 * want);
+    }
+  }
+  // Padding of C (rows >= m inside a block) is never written.
+  CHECK(c_nz[nz_offset(m, 30, 0)] == -7.0f);
+}
+
+// aclnnMatmul (the C API's torch.matmul; aten's matmul decomposes into the
+// other entries): batch dims broadcast, a 1-D self is one row.
+TEST_CASE("aclnnMatmul broadcasts batch dims and takes vectors", "[gemm]") {
+  acl_test::use_device0();
+  acl_test::StreamHandle stream;
+  const auto run = [&](const std::vector<int64_t>& as, const std::vector<int64_t>& bs,
+                       const std::vector<int64_t>& os, const std::vector<float>& av, const std::vector<float>& bv) {
+    const auto strides = [](const std::vector<int64_t>& s) {
+      std::vector<int64_t> st(s.size(), 1);
+      for (int64_t d = static_cast<int64_t>(s.size()) - 2; d >= 0; --d) st[d] = st[d + 1] * s[d + 1];
+      return st;
+    };
+    std::size_t on = 1;
+    for (const int64_t s : os) on *= static_cast<std::size_t>(s);
+    acl_test::DeviceBuffer a(av.size() * 4), b(bv.size() * 4), o(on * 4);
+    REQUIRE(aclrtMemcpy(a.get(), av.size() * 4, av.data(), av.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+    REQUIRE(aclrtMemcpy(b.get(), bv.size() * 4, bv.data(), bv.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+    const auto sa = strides(as), sb = strides(bs), so = strides(os);
+    aclTensor* ta = aclCreateTensor(as.data(), as.size(), ACL_FLOAT, sa.data(), 0, ACL_FORMAT_ND, as.data(), as.size(), a.get());
+    aclTensor* tb = aclCreateTensor(bs.data(), bs.size(), ACL_FLOAT, sb.data(), 0, ACL_FORMAT_ND, bs.data(), bs.size(), b.get());
+    aclTensor* to = aclCreateTensor(os.data(), os.size(), ACL_FLOAT, so.data(), 0, ACL_FORMAT_ND, os.data(), os.size(), o.get());
+    uint64_t ws = 0;
+    aclOpExecutor* ex = nullptr;
+    REQUIRE(aclnnMatmulGetWorkspaceSize(ta, tb, to, 0, &ws, &ex) == ACL_SUCCESS);
+    REQUIRE(aclnnMatmul(nullptr, ws, ex, stream.get()) == ACL_SUCCESS);
+    REQUIRE(aclrtSynchronizeStream(stream.get()) == ACL_SUCCESS);
+    std::vector<float> out(on);
+    REQUIRE(aclrtMemcpy(out.data(), on * 4, o.get(), on * 4, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS);
+    aclDestroyTensor(ta);
+    aclDestroyTensor(tb);
+    aclDestroyTensor(to);
+    return out;
+  };
+  // [2, 1, 2, 3] @ [3, 3, 1] -> [2, 3, 2, 1]: batch dims (2, 1) and (3) broadcast to (2, 3).
+  std::vector<float> av(12), bv(9);
+  for (std::size_t i = 0; i < av.size(); ++i) av[i] = static_cast<float>(i);
+  for (std::size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<float>(i % 4) - 1.0f;
+  const std::vector<float> got = run({2, 1, 2, 3}, {3, 3, 1}, {2, 3, 2, 1}, av, bv);
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 3; ++j) {
+      for (int64_t r = 0; r < 2; ++r) {
+        float want = 0;
+        for (int64_t l = 0; l < 3; ++l) want += av[(i * 2 + r) * 3 + l] * bv[j * 3 + l];
+        REQUIRE(got[(i * 3 + j) * 2 + r] == want);
+      }
+    }
+  }
+  // [3] @ [2, 3, 2] -> [2, 2]: the vector is one row of each product.
+  const std::vector<float> v{1, 2, 3}, m{1, 0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 4};
+  CHECK(run({3}, {2, 3, 2}, {2, 2}, v, m) == std::vector<float>{4, 5, 20, 20});
 }

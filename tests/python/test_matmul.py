@@ -277,3 +277,40 @@ def test_nz_linear_weight_forward_backward(native_only):
     check(wn.grad, wc.grad, 8)
     check(xn.grad, xc.grad, 12)
     assert torch_npu.get_npu_format(wn) == 29
+
+
+def test_conjugate_views(native_only):
+    a, b = rand(4, 5, dtype=torch.complex64), rand(5, 3, dtype=torch.complex64, seed=1)
+    an, bn = a.npu(), b.npu()
+    check(torch.mm(an.conj(), bn), torch.mm(a.conj(), b), 5)
+    check(an.mH @ an, a.mH @ a, 4)
+    check(torch.dot(an[0].conj(), an[1]), torch.dot(a[0].conj(), a[1]), 5)
+    check(torch.vdot(an[0], an[1].conj()), torch.vdot(a[0], a[1].conj()), 5)
+    check(torch.addmm(bn[0].conj(), an, bn.conj(), beta=2), torch.addmm(b[0].conj(), a, b.conj(), beta=2), 5)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int32], ids=str)
+def test_nz_operands_read_in_place(native_only, dtype):
+    """The engine reads FRACTAL_NZ operands (padded rows and columns, a
+    transposed NZ weight, 3-D batches) without a format cast."""
+    def make(*shape, seed=0):
+        return (torch.randint(-8, 8, shape, generator=torch.Generator().manual_seed(seed))).to(dtype)
+
+    a, w, b3, c3 = make(33, 20), make(17, 20, seed=1), make(3, 18, 20, seed=2), make(3, 20, 5, seed=3)
+    a_nz, w_nz = (torch_npu.npu_format_cast(t.npu(), 29) for t in (a, w))
+    b3_nz, c3_nz = (torch_npu.npu_format_cast(t.npu(), 29) for t in (b3, c3))
+    cases = {
+        "nz @ transposed nz": (lambda: a_nz @ w_nz.t(), a @ w.t()),
+        "transposed nz @ nd": (lambda: w_nz.t().mm(torch.ones(17, 4, dtype=dtype).npu()), w.t().mm(torch.ones(17, 4, dtype=dtype))),
+        "bmm nz": (lambda: torch.bmm(b3_nz, c3_nz), torch.bmm(b3, c3)),
+        "baddbmm nz": (lambda: torch.baddbmm(torch.ones(3, 18, 5, dtype=dtype).npu(), b3_nz, c3_nz, alpha=2),
+                       torch.baddbmm(torch.ones(3, 18, 5, dtype=dtype), b3, c3, alpha=2)),
+        "addmm nz": (lambda: torch.addmm(torch.ones(17, dtype=dtype).npu(), a_nz, w_nz.t(), beta=3),
+                     torch.addmm(torch.ones(17, dtype=dtype), a, w.t(), beta=3)),
+    }
+    for name, (fn, expected) in cases.items():
+        result = []
+        launched = launches_during(lambda: result.append(fn()))
+        assert "aclnnNpuFormatCast" not in launched, name
+        # Small integers: every product and sum is exact in every dtype here.
+        assert torch.equal(result[0].cpu(), expected), name

@@ -200,7 +200,8 @@ def test_inplace_op_const_self_is_staged_as_written(tmp_path):
     assert "aclnnInplaceFrobGetWorkspaceSize(const aclTensor* selfRef, const aclTensor* other, double p," \
         in emit_acl.acl_header(fam)
     entries = emit_acl.emulator_entries(fam)
-    assert ('FormatArgs{TensorOut{const_cast<aclTensor*>(selfRef), "selfRef", false}, '
+    # Read and written: its scratch is filled from private storage first.
+    assert ('FormatArgs{TensorOut{const_cast<aclTensor*>(selfRef), "selfRef", false, true}, '
             'TensorIn{other, "other", false}}') in entries
     assert "[&](const aclTensor* selfRef, const aclTensor* other)" in entries
     # Only an aclnnInplace* op's first tensor: a const self elsewhere is read.
