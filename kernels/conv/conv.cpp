@@ -6,6 +6,7 @@
 #include <string>
 
 #include <tbb/combinable.h>
+#include <tbb/task_arena.h>
 
 #include "kernels/conv/conv_gemm.h"
 #include "kernels/core/dtype_dispatch.h"
@@ -183,13 +184,21 @@ void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* i
 }
 
 // Per-thread buffers reused across tasks and calls (worker threads persist),
-// so large column matrices are not re-faulted in for every image.
+// so large column matrices are not re-faulted in for every image. A task
+// holding them runs isolated (in_isolation): the GEMM engine's own
+// parallel_for must not let this thread pick up another of our tasks, which
+// would reuse the buffers while they are in use.
 template <class Acc>
 Acc* thread_buffer(int slot, int64_t count) {
   thread_local std::array<std::vector<Acc>, 3> buffers;
   std::vector<Acc>& b = buffers[static_cast<std::size_t>(slot)];
   if (static_cast<int64_t>(b.size()) < count) b.resize(static_cast<std::size_t>(count));
   return b.data();
+}
+
+template <class F>
+void in_isolation(F&& f) {
+  tbb::this_task_arena::isolate(std::forward<F>(f));
 }
 
 // The weight of each group as a dense row-major matrix [rows, size1 * kernel].
@@ -282,7 +291,7 @@ struct Passes {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
     parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t task = begin; task < end; ++task) {
+      for (int64_t task = begin; task < end; ++task) in_isolation([&] {
         const int64_t n = task / groups;
         const int64_t grp = task % groups;
         const Acc* col = nullptr;
@@ -305,7 +314,7 @@ struct Passes {
           gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, out, columns, false);
           write_rows<T, Acc>(out, a, n, grp * rows, rows, bias);
         }
-      }
+      });
     });
   }
 
@@ -316,7 +325,7 @@ struct Passes {
     const int64_t columns = g.column_numel();
     const int64_t plane = g.image_numel();
     parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t task = begin; task < end; ++task) {
+      for (int64_t task = begin; task < end; ++task) in_isolation([&] {
         const int64_t n = task / groups;
         const int64_t grp = task % groups;
         const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
@@ -340,7 +349,7 @@ struct Passes {
           }
         }
         write_rows<T, Acc>(img, b, n, grp * channels, channels, bias);
-      }
+      });
     });
   }
 
@@ -351,8 +360,8 @@ struct Passes {
     const std::size_t total = static_cast<std::size_t>(groups * rows * kc());
     tbb::combinable<std::vector<Acc>> partial([total] { return std::vector<Acc>(total, Acc(0)); });
     parallel_range(batch, 1, [&](int64_t begin, int64_t end) {
-      std::vector<Acc>& acc = partial.local();
-      for (int64_t n = begin; n < end; ++n) {
+      for (int64_t n = begin; n < end; ++n) in_isolation([&] {
+        std::vector<Acc>& acc = partial.local();
         for (int64_t grp = 0; grp < groups; ++grp) {
           const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
           const Acc* col = nullptr;
@@ -366,7 +375,7 @@ struct Passes {
           gemm<Acc>(false, true, rows, kc(), columns, an, columns, col, columns, acc.data() + grp * rows * kc(),
                     kc(), true);
         }
-      }
+      });
     });
     std::vector<Acc> sum(total, Acc(0));
     partial.combine_each([&](const std::vector<Acc>& p) {
