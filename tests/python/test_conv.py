@@ -257,7 +257,8 @@ def test_bad_arguments_are_clear_errors():
 def test_large_enough_to_split_across_threads(transposed):
     # Images and GEMMs both run on several workers (nested parallelism).
     fn = F.conv_transpose2d if transposed else F.conv2d
-    x, w, b = rand((6, 48, 20, 20), torch.float32, 0), rand((48, 64, 3, 3), torch.float32, 1), rand((64,), torch.float32, 2)
+    ws = (48, 64, 3, 3) if transposed else (64, 48, 3, 3)
+    x, w, b = rand((6, 48, 20, 20), torch.float32, 0), rand(ws, torch.float32, 1), rand((64,), torch.float32, 2)
     out_c, out_n, grads_c, grads_n = run_both(fn, x, w, b, dict(padding=1))
     torch.testing.assert_close(out_n.cpu(), out_c, rtol=1e-4, atol=1e-3)
     for gc, gn in zip(grads_c, grads_n):
