@@ -263,3 +263,19 @@ def test_large_enough_to_split_across_threads(transposed):
     torch.testing.assert_close(out_n.cpu(), out_c, rtol=1e-4, atol=1e-3)
     for gc, gn in zip(grads_c, grads_n):
         torch.testing.assert_close(gn.cpu(), gc, rtol=1e-4, atol=1e-2)
+
+
+def test_arguments_left_to_pytorchs_composite_still_run_natively():
+    # One value for both spatial dims is not what F.conv2d passes: `convolution`
+    # leaves it to PyTorch's composite, which expands it and calls
+    # convolution_overrideable / convolution_backward_overrideable.
+    x, w, b = rand((2, 3, 7, 6), torch.float32, 0), rand((4, 3, 3, 2), torch.float32, 1), rand((4,), torch.float32, 2)
+    args = ([2], [1], [1], False, [0], 1)
+    out = torch.ops.aten.convolution(x.npu(), w.npu(), b.npu(), *args)
+    expected = torch.ops.aten.convolution(x, w, b, *args)
+    torch.testing.assert_close(out.cpu(), expected, rtol=1e-5, atol=1e-5)
+    g = rand(expected.shape, torch.float32, 3)
+    grads = torch.ops.aten.convolution_backward(g.npu(), x.npu(), w.npu(), [4], *args, [True, True, True])
+    expected_grads = torch.ops.aten.convolution_backward(g, x, w, [4], *args, [True, True, True])
+    for got, exp in zip(grads, expected_grads):
+        torch.testing.assert_close(got.cpu(), exp, rtol=1e-5, atol=1e-5)
