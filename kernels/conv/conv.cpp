@@ -93,11 +93,10 @@ std::pair<int64_t, int64_t> valid_range(int64_t columns, int64_t stride, int64_t
 
 template <class T, class Acc>
 void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channels, const Geometry& g,
-                  Acc* col) {
+                  Acc* col, int64_t ld) {
   const Int3 st = strides3(image);
-  const int64_t columns = g.column_numel();
   const T* data = static_cast<const T*>(image.data) + image.outer[n];
-  Acc* dst = col;
+  int64_t row_index = 0;
   for (int64_t c = 0; c < channels; ++c) {
     const T* src = data + image.channel[c_begin + c];
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
@@ -107,6 +106,7 @@ void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t 
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
           const int64_t off_w = kw * g.dilation[2] - g.padding[2];
           const auto [lo, hi] = valid_range(g.column[2], g.stride[2], off_w, g.image[2]);
+          Acc* dst = col + ld * row_index++;
           for (int64_t od = 0; od < g.column[0]; ++od) {
             const int64_t id = od * g.stride[0] + off_d;
             for (int64_t oh = 0; oh < g.column[1]; ++oh, dst += g.column[2]) {
@@ -132,7 +132,6 @@ void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t 
       }
     }
   }
-  (void)columns;
 }
 
 // `v` rounded to T's precision when T is a reduced float (identity otherwise).
@@ -182,6 +181,10 @@ void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* i
     }
   }
 }
+
+// The weight gradient's GEMM puts this many column positions (or more) side
+// by side: a long inner dimension keeps the GEMM efficient for small images.
+constexpr int64_t kMinInner = 512;
 
 // Per-thread buffers reused across tasks and calls (worker threads persist),
 // so large column matrices are not re-faulted in for every image. A task
@@ -299,7 +302,7 @@ struct Passes {
           col = read_rows<T, Acc>(b, n, grp * channels, channels, 0);
         } else {
           Acc* buf = thread_buffer<Acc>(0, kc() * columns);
-          im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf);
+          im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf, columns);
           col = buf;
         }
         const Acc* wg = w.data() + grp * rows * kc();
@@ -353,27 +356,48 @@ struct Passes {
     });
   }
 
-  // dW = sum over n of A[n] * im2col(B[n])^T.
+  // dW = sum over n of A[n] * im2col(B[n])^T, over chunks of images whose
+  // columns sit side by side ([rows, chunk * columns] times its transpose
+  // partner), so the GEMM's inner dimension is long even for small images.
   std::vector<Acc> weight_grad(const ConvOperand& a, const ConvOperand& b) const {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
+    const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(batch, ceil_div(kMinInner, std::max<int64_t>(columns, 1))));
+    const int64_t chunks = batch == 0 ? 0 : ceil_div(batch, chunk);
     const std::size_t total = static_cast<std::size_t>(groups * rows * kc());
     tbb::combinable<std::vector<Acc>> partial([total] { return std::vector<Acc>(total, Acc(0)); });
-    parallel_range(batch, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t n = begin; n < end; ++n) in_isolation([&] {
+    parallel_range(chunks, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t ch = begin; ch < end; ++ch) in_isolation([&] {
         std::vector<Acc>& acc = partial.local();
+        const int64_t first = ch * chunk;
+        const int64_t count = std::min(chunk, batch - first);
+        const int64_t ld = count * columns;
         for (int64_t grp = 0; grp < groups; ++grp) {
-          const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
+          const Acc* an = nullptr;
           const Acc* col = nullptr;
-          if (g.pointwise()) {
-            col = read_rows<T, Acc>(b, n, grp * channels, channels, 0);
+          if (count == 1) {
+            an = read_rows<T, Acc>(a, first, grp * rows, rows, 2);
+            if (g.pointwise()) {
+              col = read_rows<T, Acc>(b, first, grp * channels, channels, 0);
+            } else {
+              Acc* buf = thread_buffer<Acc>(0, kc() * columns);
+              im2col_typed<T, Acc>(b, first, grp * channels, channels, g, buf, columns);
+              col = buf;
+            }
           } else {
-            Acc* buf = thread_buffer<Acc>(0, kc() * columns);
-            im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf);
-            col = buf;
+            Acc* abuf = thread_buffer<Acc>(1, rows * ld);
+            Acc* cbuf = thread_buffer<Acc>(0, kc() * ld);
+            for (int64_t j = 0; j < count; ++j) {
+              const Acc* rows_j = read_rows<T, Acc>(a, first + j, grp * rows, rows, 2);
+              for (int64_t r = 0; r < rows; ++r) {
+                std::copy(rows_j + r * columns, rows_j + (r + 1) * columns, abuf + r * ld + j * columns);
+              }
+              im2col_typed<T, Acc>(b, first + j, grp * channels, channels, g, cbuf + j * columns, ld);
+            }
+            an = abuf;
+            col = cbuf;
           }
-          gemm<Acc>(false, true, rows, kc(), columns, an, columns, col, columns, acc.data() + grp * rows * kc(),
-                    kc(), true);
+          gemm<Acc>(false, true, rows, kc(), ld, an, ld, col, ld, acc.data() + grp * rows * kc(), kc(), true);
         }
       });
     });
@@ -503,7 +527,7 @@ void im2col(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channe
     if constexpr (is_complex_v<T>) {
       throw KernelError("im2col: complex images are not supported");
     } else {
-      im2col_typed<T, Acc>(image, n, c_begin, channels, g, col);
+      im2col_typed<T, Acc>(image, n, c_begin, channels, g, col, g.column_numel());
     }
   });
 }
