@@ -152,7 +152,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> launch_backward(const at::Tensor&
   const at::Tensor w = as_entry_takes(weight, weight_format(weight.dim()));
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) grad_input = new_activation(input.sizes(), in);
-  if (output_mask[1]) grad_weight = at::empty(weight.sizes(), weight.options().memory_format(at::MemoryFormat::Contiguous));
+  // The weight's gradient is base-format (contiguous) whatever the weight's format.
+  if (output_mask[1]) {
+    grad_weight = at::empty(weight.sizes(), weight.options().memory_format(at::MemoryFormat::Contiguous));
+  }
   const std::vector<int64_t> bias_sizes{grad_output.size(1)};
   if (output_mask[2]) grad_bias = at::empty(bias_sizes, grad_output.options());
   NPU_RUN(aclnnConvolutionBackward, go, in, w, at::IntArrayRef(bias_sizes), at::IntArrayRef(a.stride),

@@ -306,17 +306,15 @@ struct Passes {
           col = buf;
         }
         const Acc* wg = w.data() + grp * rows * kc();
-        T* direct = nullptr;
+        // The product goes straight into A when A's rows are dense and of
+        // the compute type (no bias to add); else through a buffer.
+        Acc* direct = nullptr;
         if constexpr (std::is_same_v<T, Acc>) {
           if (bias == nullptr) direct = dense_rows<T>(a, n, grp * rows, rows);
         }
-        if (direct != nullptr) {
-          if constexpr (std::is_same_v<T, Acc>) gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, direct, columns, false);
-        } else {
-          Acc* out = thread_buffer<Acc>(1, rows * columns);
-          gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, out, columns, false);
-          write_rows<T, Acc>(out, a, n, grp * rows, rows, bias);
-        }
+        Acc* out = direct != nullptr ? direct : thread_buffer<Acc>(1, rows * columns);
+        gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, out, columns, false);
+        if (direct == nullptr) write_rows<T, Acc>(out, a, n, grp * rows, rows, bias);
       });
     });
   }
@@ -362,7 +360,8 @@ struct Passes {
   std::vector<Acc> weight_grad(const ConvOperand& a, const ConvOperand& b) const {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
-    const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(batch, ceil_div(kMinInner, std::max<int64_t>(columns, 1))));
+    const int64_t chunk =
+        std::max<int64_t>(1, std::min<int64_t>(batch, ceil_div(kMinInner, std::max<int64_t>(columns, 1))));
     const int64_t chunks = batch == 0 ? 0 : ceil_div(batch, chunk);
     const std::size_t total = static_cast<std::size_t>(groups * rows * kc());
     tbb::combinable<std::vector<Acc>> partial([total] { return std::vector<Acc>(total, Acc(0)); });
