@@ -155,6 +155,8 @@ def test_non_contiguous_operands(layout):
     xc.requires_grad_(), wc.requires_grad_(), xn.requires_grad_(), wn.requires_grad_()
     yc, yn = F.conv2d(xc, wc, b, padding=1), F.conv2d(xn, wn, b.npu(), padding=1)
     torch.testing.assert_close(yn.cpu(), yc, rtol=1e-4, atol=1e-4)
+    # The output's memory format follows the input's, as on CPU.
+    assert yn.is_contiguous(memory_format=torch.channels_last) == yc.is_contiguous(memory_format=torch.channels_last)
     g = rand(yc.shape, torch.float32, 3)
     yc.backward(g)
     yn.backward(g.npu())
