@@ -35,8 +35,15 @@ using model::Format;
 // npu-emu computes in float32 or wider whatever it says.
 constexpr int8_t kCubeMathType = 1;
 
-Format activation_format(int64_t rank) { return rank == 5 ? Format::NDC1HWC0 : Format::NC1HWC0; }
-Format weight_format(int64_t rank) { return rank == 5 ? Format::FRACTAL_Z_3D : Format::FRACTAL_Z; }
+// The blocked formats the entry reads in place, by rank: 2-d and 3-d
+// convolutions only (a 1-d tensor in them is stored padded to 4-d, which
+// the entry does not address; it gets a base-format copy).
+Format activation_format(int64_t rank) {
+  return rank == 5 ? Format::NDC1HWC0 : rank == 4 ? Format::NC1HWC0 : Format::Undefined;
+}
+Format weight_format(int64_t rank) {
+  return rank == 5 ? Format::FRACTAL_Z_3D : rank == 4 ? Format::FRACTAL_Z : Format::Undefined;
+}
 
 // `t` as the entry takes it: itself when it is in a base format or is the
 // whole storage of the private format the entry reads natively; otherwise
@@ -48,7 +55,9 @@ at::Tensor as_entry_takes(const at::Tensor& t, Format native) {
   return to_base_format(t);
 }
 
-bool in_format(const at::Tensor& t, Format f) { return has_private_format(t) && storage_desc(t).npu_format == f; }
+bool in_format(const at::Tensor& t, Format f) {
+  return f != Format::Undefined && has_private_format(t) && storage_desc(t).npu_format == f;
+}
 
 // A result shaped `sizes` in the format torch_npu gives it: `like`'s
 // activation format when `like` is in it (and internal formats are allowed),

@@ -281,3 +281,14 @@ def test_arguments_left_to_pytorchs_composite_still_run_natively():
     expected_grads = torch.ops.aten.convolution_backward(g, x, w, [4], *args, [True, True, True])
     for got, exp in zip(grads, expected_grads):
         torch.testing.assert_close(got.cpu(), exp, rtol=1e-5, atol=1e-5)
+
+
+def test_1d_operands_in_blocked_formats_are_copied_to_base():
+    # A 3-d tensor in NC1HWC0 / FRACTAL_Z is stored padded to 4-d; the entry
+    # reads only 2-d and 3-d convolutions' blocked layouts, so these arrive
+    # as base-format copies, and the result is still CPU's.
+    x, w = rand((2, 5, 9), torch.float32, 0), rand((3, 5, 3), torch.float32, 1)
+    xn = torch_npu.npu_format_cast(x.npu(), 3)
+    wn = torch_npu.npu_format_cast(w.npu(), 4)
+    assert torch_npu.get_npu_format(xn) == 3 and torch_npu.get_npu_format(wn) == 4
+    torch.testing.assert_close(F.conv1d(xn, wn, padding=1).cpu(), F.conv1d(x, w, padding=1), rtol=1e-5, atol=1e-5)
