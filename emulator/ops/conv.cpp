@@ -114,7 +114,9 @@ Shape per_dim(const aclIntArray* a, const char* name, int64_t spatial, int64_t f
             std::to_string(spatial) + "-d convolution, got " + std::to_string(v.size()));
   }
   for (int64_t x : v) {
-    if (x < min) invalid(std::string(name) + " values must be >= " + std::to_string(min) + ", got " + std::to_string(x));
+    if (x < min) {
+      invalid(std::string(name) + " values must be >= " + std::to_string(min) + ", got " + std::to_string(x));
+    }
   }
   return Shape(v.begin(), v.end());
 }

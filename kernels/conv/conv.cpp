@@ -6,6 +6,7 @@
 #include <string>
 
 #include <tbb/combinable.h>
+#include <tbb/task_arena.h>
 
 #include "kernels/conv/conv_gemm.h"
 #include "kernels/core/dtype_dispatch.h"
@@ -92,11 +93,10 @@ std::pair<int64_t, int64_t> valid_range(int64_t columns, int64_t stride, int64_t
 
 template <class T, class Acc>
 void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channels, const Geometry& g,
-                  Acc* col) {
+                  Acc* col, int64_t ld) {
   const Int3 st = strides3(image);
-  const int64_t columns = g.column_numel();
   const T* data = static_cast<const T*>(image.data) + image.outer[n];
-  Acc* dst = col;
+  int64_t row_index = 0;
   for (int64_t c = 0; c < channels; ++c) {
     const T* src = data + image.channel[c_begin + c];
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
@@ -106,6 +106,7 @@ void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t 
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
           const int64_t off_w = kw * g.dilation[2] - g.padding[2];
           const auto [lo, hi] = valid_range(g.column[2], g.stride[2], off_w, g.image[2]);
+          Acc* dst = col + ld * row_index++;
           for (int64_t od = 0; od < g.column[0]; ++od) {
             const int64_t id = od * g.stride[0] + off_d;
             for (int64_t oh = 0; oh < g.column[1]; ++oh, dst += g.column[2]) {
@@ -131,7 +132,6 @@ void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t 
       }
     }
   }
-  (void)columns;
 }
 
 // `v` rounded to T's precision when T is a reduced float (identity otherwise).
@@ -182,14 +182,26 @@ void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* i
   }
 }
 
+// The weight gradient's GEMM puts this many column positions (or more) side
+// by side: a long inner dimension keeps the GEMM efficient for small images.
+constexpr int64_t kMinInner = 512;
+
 // Per-thread buffers reused across tasks and calls (worker threads persist),
-// so large column matrices are not re-faulted in for every image.
+// so large column matrices are not re-faulted in for every image. A task
+// holding them runs isolated (in_isolation): the GEMM engine's own
+// parallel_for must not let this thread pick up another of our tasks, which
+// would reuse the buffers while they are in use.
 template <class Acc>
 Acc* thread_buffer(int slot, int64_t count) {
   thread_local std::array<std::vector<Acc>, 3> buffers;
   std::vector<Acc>& b = buffers[static_cast<std::size_t>(slot)];
   if (static_cast<int64_t>(b.size()) < count) b.resize(static_cast<std::size_t>(count));
   return b.data();
+}
+
+template <class F>
+void in_isolation(F&& f) {
+  tbb::this_task_arena::isolate(std::forward<F>(f));
 }
 
 // The weight of each group as a dense row-major matrix [rows, size1 * kernel].
@@ -282,7 +294,7 @@ struct Passes {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
     parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t task = begin; task < end; ++task) {
+      for (int64_t task = begin; task < end; ++task) in_isolation([&] {
         const int64_t n = task / groups;
         const int64_t grp = task % groups;
         const Acc* col = nullptr;
@@ -290,22 +302,20 @@ struct Passes {
           col = read_rows<T, Acc>(b, n, grp * channels, channels, 0);
         } else {
           Acc* buf = thread_buffer<Acc>(0, kc() * columns);
-          im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf);
+          im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf, columns);
           col = buf;
         }
         const Acc* wg = w.data() + grp * rows * kc();
-        T* direct = nullptr;
+        // The product goes straight into A when A's rows are dense and of
+        // the compute type (no bias to add); else through a buffer.
+        Acc* direct = nullptr;
         if constexpr (std::is_same_v<T, Acc>) {
           if (bias == nullptr) direct = dense_rows<T>(a, n, grp * rows, rows);
         }
-        if (direct != nullptr) {
-          if constexpr (std::is_same_v<T, Acc>) gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, direct, columns, false);
-        } else {
-          Acc* out = thread_buffer<Acc>(1, rows * columns);
-          gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, out, columns, false);
-          write_rows<T, Acc>(out, a, n, grp * rows, rows, bias);
-        }
-      }
+        Acc* out = direct != nullptr ? direct : thread_buffer<Acc>(1, rows * columns);
+        gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, out, columns, false);
+        if (direct == nullptr) write_rows<T, Acc>(out, a, n, grp * rows, rows, bias);
+      });
     });
   }
 
@@ -316,7 +326,7 @@ struct Passes {
     const int64_t columns = g.column_numel();
     const int64_t plane = g.image_numel();
     parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t task = begin; task < end; ++task) {
+      for (int64_t task = begin; task < end; ++task) in_isolation([&] {
         const int64_t n = task / groups;
         const int64_t grp = task % groups;
         const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
@@ -340,33 +350,55 @@ struct Passes {
           }
         }
         write_rows<T, Acc>(img, b, n, grp * channels, channels, bias);
-      }
+      });
     });
   }
 
-  // dW = sum over n of A[n] * im2col(B[n])^T.
+  // dW = sum over n of A[n] * im2col(B[n])^T, over chunks of images whose
+  // columns sit side by side ([rows, chunk * columns] times its transpose
+  // partner), so the GEMM's inner dimension is long even for small images.
   std::vector<Acc> weight_grad(const ConvOperand& a, const ConvOperand& b) const {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
+    const int64_t chunk =
+        std::max<int64_t>(1, std::min<int64_t>(batch, ceil_div(kMinInner, std::max<int64_t>(columns, 1))));
+    const int64_t chunks = batch == 0 ? 0 : ceil_div(batch, chunk);
     const std::size_t total = static_cast<std::size_t>(groups * rows * kc());
     tbb::combinable<std::vector<Acc>> partial([total] { return std::vector<Acc>(total, Acc(0)); });
-    parallel_range(batch, 1, [&](int64_t begin, int64_t end) {
-      std::vector<Acc>& acc = partial.local();
-      for (int64_t n = begin; n < end; ++n) {
+    parallel_range(chunks, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t ch = begin; ch < end; ++ch) in_isolation([&] {
+        std::vector<Acc>& acc = partial.local();
+        const int64_t first = ch * chunk;
+        const int64_t count = std::min(chunk, batch - first);
+        const int64_t ld = count * columns;
         for (int64_t grp = 0; grp < groups; ++grp) {
-          const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
+          const Acc* an = nullptr;
           const Acc* col = nullptr;
-          if (g.pointwise()) {
-            col = read_rows<T, Acc>(b, n, grp * channels, channels, 0);
+          if (count == 1) {
+            an = read_rows<T, Acc>(a, first, grp * rows, rows, 2);
+            if (g.pointwise()) {
+              col = read_rows<T, Acc>(b, first, grp * channels, channels, 0);
+            } else {
+              Acc* buf = thread_buffer<Acc>(0, kc() * columns);
+              im2col_typed<T, Acc>(b, first, grp * channels, channels, g, buf, columns);
+              col = buf;
+            }
           } else {
-            Acc* buf = thread_buffer<Acc>(0, kc() * columns);
-            im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf);
-            col = buf;
+            Acc* abuf = thread_buffer<Acc>(1, rows * ld);
+            Acc* cbuf = thread_buffer<Acc>(0, kc() * ld);
+            for (int64_t j = 0; j < count; ++j) {
+              const Acc* rows_j = read_rows<T, Acc>(a, first + j, grp * rows, rows, 2);
+              for (int64_t r = 0; r < rows; ++r) {
+                std::copy(rows_j + r * columns, rows_j + (r + 1) * columns, abuf + r * ld + j * columns);
+              }
+              im2col_typed<T, Acc>(b, first + j, grp * channels, channels, g, cbuf + j * columns, ld);
+            }
+            an = abuf;
+            col = cbuf;
           }
-          gemm<Acc>(false, true, rows, kc(), columns, an, columns, col, columns, acc.data() + grp * rows * kc(),
-                    kc(), true);
+          gemm<Acc>(false, true, rows, kc(), ld, an, ld, col, ld, acc.data() + grp * rows * kc(), kc(), true);
         }
-      }
+      });
     });
     std::vector<Acc> sum(total, Acc(0));
     partial.combine_each([&](const std::vector<Acc>& p) {
@@ -494,7 +526,7 @@ void im2col(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channe
     if constexpr (is_complex_v<T>) {
       throw KernelError("im2col: complex images are not supported");
     } else {
-      im2col_typed<T, Acc>(image, n, c_begin, channels, g, col);
+      im2col_typed<T, Acc>(image, n, c_begin, channels, g, col, g.column_numel());
     }
   });
 }

@@ -155,6 +155,8 @@ def test_non_contiguous_operands(layout):
     xc.requires_grad_(), wc.requires_grad_(), xn.requires_grad_(), wn.requires_grad_()
     yc, yn = F.conv2d(xc, wc, b, padding=1), F.conv2d(xn, wn, b.npu(), padding=1)
     torch.testing.assert_close(yn.cpu(), yc, rtol=1e-4, atol=1e-4)
+    # The output's memory format follows the input's, as on CPU.
+    assert yn.is_contiguous(memory_format=torch.channels_last) == yc.is_contiguous(memory_format=torch.channels_last)
     g = rand(yc.shape, torch.float32, 3)
     yc.backward(g)
     yn.backward(g.npu())
@@ -251,3 +253,42 @@ def test_bad_arguments_are_clear_errors():
         torch.ops.aten.convolution_overrideable(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 0)
     with pytest.raises(RuntimeError, match="padding must hold 1 or 2 values"):
         torch.ops.aten.convolution_overrideable(x, w, None, [1, 1], [0, 0, 0], [1, 1], False, [0, 0], 1)
+
+
+@pytest.mark.parametrize("transposed", [False, True], ids=["conv2d", "conv_transpose2d"])
+def test_large_enough_to_split_across_threads(transposed):
+    # Images and GEMMs both run on several workers (nested parallelism).
+    fn = F.conv_transpose2d if transposed else F.conv2d
+    ws = (48, 64, 3, 3) if transposed else (64, 48, 3, 3)
+    x, w, b = rand((6, 48, 20, 20), torch.float32, 0), rand(ws, torch.float32, 1), rand((64,), torch.float32, 2)
+    out_c, out_n, grads_c, grads_n = run_both(fn, x, w, b, dict(padding=1))
+    torch.testing.assert_close(out_n.cpu(), out_c, rtol=1e-4, atol=1e-3)
+    for gc, gn in zip(grads_c, grads_n):
+        torch.testing.assert_close(gn.cpu(), gc, rtol=1e-4, atol=1e-2)
+
+
+def test_arguments_left_to_pytorchs_composite_still_run_natively():
+    # One value for both spatial dims is not what F.conv2d passes: `convolution`
+    # leaves it to PyTorch's composite, which expands it and calls
+    # convolution_overrideable / convolution_backward_overrideable.
+    x, w, b = rand((2, 3, 7, 6), torch.float32, 0), rand((4, 3, 3, 2), torch.float32, 1), rand((4,), torch.float32, 2)
+    args = ([2], [1], [1], False, [0], 1)
+    out = torch.ops.aten.convolution(x.npu(), w.npu(), b.npu(), *args)
+    expected = torch.ops.aten.convolution(x, w, b, *args)
+    torch.testing.assert_close(out.cpu(), expected, rtol=1e-5, atol=1e-5)
+    g = rand(expected.shape, torch.float32, 3)
+    grads = torch.ops.aten.convolution_backward(g.npu(), x.npu(), w.npu(), [4], *args, [True, True, True])
+    expected_grads = torch.ops.aten.convolution_backward(g, x, w, [4], *args, [True, True, True])
+    for got, exp in zip(grads, expected_grads):
+        torch.testing.assert_close(got.cpu(), exp, rtol=1e-5, atol=1e-5)
+
+
+def test_1d_operands_in_blocked_formats_are_copied_to_base():
+    # A 3-d tensor in NC1HWC0 / FRACTAL_Z is stored padded to 4-d; the entry
+    # reads only 2-d and 3-d convolutions' blocked layouts, so these arrive
+    # as base-format copies, and the result is still CPU's.
+    x, w = rand((2, 5, 9), torch.float32, 0), rand((3, 5, 3), torch.float32, 1)
+    xn = torch_npu.npu_format_cast(x.npu(), 3)
+    wn = torch_npu.npu_format_cast(w.npu(), 4)
+    assert torch_npu.get_npu_format(xn) == 3 and torch_npu.get_npu_format(wn) == 4
+    torch.testing.assert_close(F.conv1d(xn, wn, padding=1).cpu(), F.conv1d(x, w, padding=1), rtol=1e-5, atol=1e-5)
