@@ -35,4 +35,17 @@ TaskBody threshold_backward_task(const aclTensor* gradOutput, const aclTensor* s
   return [v, th = threshold->value()] { kn::threshold_backward(v[2], v[0], v[1], th); };
 }
 
+TaskBody activation_grad_task(kernels::ActivationGrad fn, const aclTensor* gradOutput, const aclTensor* operand,
+                              aclTensor* out) {
+  const auto v = require_views<3>({{{gradOutput, "gradOutput"}, {operand, "operand"}, {out, "out"}}});
+  require_floating(out, "out");
+  reject_complex(out, "out");
+  try {
+    require_shape(out, kn::broadcast_shapes(v[0].sizes, v[1].sizes), "out");
+  } catch (const kn::KernelError& e) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string("gradOutput and the activation's operand do not broadcast: ") + e.what());
+  }
+  return [fn, v] { kn::activation_grad(fn, v[2], v[0], v[1]); };
+}
+
 }  // namespace npu::emu
