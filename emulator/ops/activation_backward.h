@@ -19,4 +19,8 @@ TaskBody threshold_backward_task(const aclTensor* gradOutput, const aclTensor* s
 TaskBody activation_grad_task(kernels::ActivationGrad fn, const aclTensor* gradOutput, const aclTensor* operand,
                               aclTensor* out);
 
+// gelu's gradient; approximate "none" or "tanh".
+TaskBody gelu_backward_task(const aclTensor* gradOutput, const aclTensor* self, const char* approximate,
+                            aclTensor* gradInput);
+
 }  // namespace npu::emu

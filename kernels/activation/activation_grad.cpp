@@ -28,6 +28,24 @@ void run(ActivationGrad fn, const TensorView& out, const TensorView& g, const Te
         return static_cast<T>(static_cast<M>(a) * (M(1) - y * y));
       });
       return;
+    case ActivationGrad::Gelu:
+      binary_kernel<T, T, T>(out, g, v, [](T a, T b) {
+        const M x = static_cast<M>(b);
+        const M cdf = M(0.5) * (M(1) + std::erf(x * M(M_SQRT1_2)));
+        const M pdf = M(M_2_SQRTPI * M_SQRT1_2 * 0.5) * std::exp(x * x * M(-0.5));
+        return static_cast<T>(static_cast<M>(a) * (cdf + x * pdf));
+      });
+      return;
+    case ActivationGrad::GeluTanh:
+      binary_kernel<T, T, T>(out, g, v, [](T a, T b) {
+        const M x = static_cast<M>(b);
+        const M k = M(M_SQRT2 * M_2_SQRTPI * 0.5);  // sqrt(2 / pi)
+        const M c = M(0.044715);
+        const M t = std::tanh(k * (x + c * x * x * x));
+        const M d = M(0.5) * (M(1) + t) + M(0.5) * x * (M(1) - t * t) * k * (M(1) + M(3) * c * x * x);
+        return static_cast<T>(static_cast<M>(a) * d);
+      });
+      return;
     case ActivationGrad::Silu:
       binary_kernel<T, T, T>(out, g, v, [](T a, T b) {
         const M x = static_cast<M>(b);
