@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "kernels/core/dtype_dispatch.h"
 #include "kernels/core/scratch.h"
 
 namespace npu::kernels {
@@ -12,6 +13,18 @@ namespace npu::kernels {
 // The dtype reduced floats and float compute in (float), double in double,
 // as PyTorch's CPU kernels do.
 inline DType compute_dtype_of(DType d) { return d == DType::Float64 ? DType::Float64 : DType::Float32; }
+
+// `v` as stored in a tensor of floating `dtype` and read back: where CPU's
+// kernels round an intermediate to the element type, kernels that compute
+// wider round there too.
+inline double rounded_to(DType dtype, double v) {
+  switch (dtype) {
+    case DType::Float16: return static_cast<float>(half(static_cast<float>(v)));
+    case DType::BFloat16: return static_cast<float>(bfloat16(static_cast<float>(v)));
+    case DType::Float32: return static_cast<float>(v);
+    default: return v;
+  }
+}
 
 // `in` itself when contiguous and of `dtype`, else a converted contiguous
 // copy kept alive by `holder`.

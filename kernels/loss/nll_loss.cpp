@@ -1,5 +1,7 @@
 #include "kernels/loss/nll_loss.h"
 
+#include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -42,41 +44,180 @@ LossLayout layout_of(const TensorView& self, const TensorView& target) {
   return l;
 }
 
-// The weight of class t (1 without weights), checking t's range.
-double class_weight(const std::vector<double>& w, int64_t t, int64_t c) {
+void check_target(int64_t t, int64_t c) {
   if (t < 0 || t >= c) throw KernelError("nll_loss: Target " + std::to_string(t) + " is out of bounds.");
-  return w.empty() ? 1.0 : w[t];
 }
 
-std::vector<double> weights_of(const TensorView* weight, int64_t c) {
+// A tensor's values (of T's dtype) as a contiguous vector.
+template <class T>
+std::vector<T> values_as(const TensorView& t) {
+  std::vector<T> v(t.numel());
+  if (v.empty()) return v;
+  copy(TensorView{v.data(), t.dtype, t.sizes, contiguous_strides(t.sizes)}, t);
+  return v;
+}
+
+template <class T>
+std::vector<T> weights_as(const TensorView* weight, int64_t c, DType dtype) {
   if (weight == nullptr) return {};
   if (weight->numel() != c) {
     throw KernelError("nll_loss: weight must have " + std::to_string(c) + " elements, got " +
                       shape_str(weight->sizes));
   }
-  std::vector<double> w(c);
+  std::vector<T> w(c);
   TensorView src = *weight;
   src.sizes = {c};
   src.strides = {weight->dim() == 0 ? 0 : weight->strides[weight->dim() - 1]};
-  copy(TensorView{w.data(), DType::Float64, {c}, {1}}, src);
+  copy(TensorView{w.data(), dtype, {c}, {1}}, src);
   return w;
 }
 
-void write_scalar(const TensorView& t, double v) {
+template <class T>
+void write_scalar(const TensorView& t, T v, DType dtype) {
   TensorView dst = t;
   dst.sizes = {};
   dst.strides = {};
-  copy(dst, TensorView{&v, DType::Float64, {}, {}});
+  copy(dst, TensorView{&v, dtype, {}, {}});
 }
 
-double read_scalar(const TensorView& t) {
+template <class T>
+T read_scalar(const TensorView& t, DType dtype) {
   if (t.numel() != 1) throw KernelError("nll_loss: expected a one-element tensor, got " + shape_str(t.sizes));
-  double v = 0;
+  T v{};
   TensorView src = t;
   src.sizes = {};
   src.strides = {};
-  copy(TensorView{&v, DType::Float64, {}, {}}, src);
+  copy(TensorView{&v, dtype, {}, {}}, src);
   return v;
+}
+
+int64_t ceil_log2(int64_t n) {
+  int64_t r = 0;
+  while ((int64_t{1} << r) < n) ++r;
+  return r;
+}
+
+// Sums in the element type T along a cascade of partial sums (level j+1
+// takes level j every 2^level_power elements), the order CPU's kernel adds
+// in, so reduced-float results round as CPU's do.
+template <class T>
+class CascadeSum {
+ public:
+  explicit CascadeSum(int64_t count)
+      : level_power_(std::max<int64_t>(4, ceil_log2(count) / kLevels)), level_mask_((int64_t{1} << level_power_) - 1) {
+    partial_.fill(T(0));
+  }
+  // Adds `v` as element `index` of the sequence (subtracts with `negate`).
+  void add(int64_t index, T v, bool negate) {
+    partial_[0] = negate ? T(partial_[0] - v) : T(partial_[0] + v);
+    for (int64_t j = 0; j + 1 < kLevels; ++j) {
+      if ((index & (level_mask_ << (j * level_power_))) != 0) break;
+      partial_[j + 1] = T(partial_[j + 1] + partial_[j]);
+      partial_[j] = T(0);
+    }
+  }
+  T total() const {
+    T sum(0);
+    for (const T& p : partial_) sum = T(sum + p);
+    return sum;
+  }
+
+ private:
+  static constexpr int64_t kLevels = 8;
+  int64_t level_power_;
+  int64_t level_mask_;
+  std::array<T, kLevels> partial_{};
+};
+
+template <class T>
+void nll_forward(const TensorView& out, const TensorView& total_weight, const TensorView& self, const LossLayout& l,
+                 const TensorView* weight, LossReduction reduction, int64_t ignore_index) {
+  std::optional<ScratchTensor> hx;
+  const TensorView xs = contiguous_as(self, self.dtype, hx);
+  const T* x = xs.ptr<T>();
+  const std::vector<T> w = weights_as<T>(weight, l.c, self.dtype);
+  auto score = [&](int64_t n, int64_t t, int64_t s) { return x[(n * l.c + t) * l.s + s]; };
+  if (reduction == LossReduction::None) {
+    if (out.numel() != l.n * l.s) throw KernelError("nll_loss: out must have target's shape");
+    std::vector<T> losses(l.n * l.s, T(0));
+    for (int64_t n = 0; n < l.n; ++n) {
+      for (int64_t s = 0; s < l.s; ++s) {
+        const int64_t t = l.targets[n * l.s + s];
+        if (t == ignore_index) continue;
+        check_target(t, l.c);
+        losses[n * l.s + s] = w.empty() ? T(-score(n, t, s)) : T(-T(score(n, t, s) * w[t]));
+      }
+    }
+    copy(out, TensorView{losses.data(), self.dtype, out.sizes, contiguous_strides(out.sizes)});
+    write_scalar(total_weight, T(0), self.dtype);
+    return;
+  }
+  if (out.numel() != 1) throw KernelError("nll_loss: out must have one element for reduction mean or sum");
+  CascadeSum<T> loss(l.n * l.s);
+  CascadeSum<T> weights(l.n * l.s);
+  int64_t counted = 0;
+  for (int64_t n = 0; n < l.n; ++n) {
+    for (int64_t s = 0; s < l.s; ++s) {
+      const int64_t i = n * l.s + s;
+      const int64_t t = l.targets[i];
+      if (t == ignore_index) continue;
+      check_target(t, l.c);
+      ++counted;
+      const T cw = w.empty() ? T(1) : w[t];
+      loss.add(i, w.empty() ? score(n, t, s) : T(score(n, t, s) * cw), true);
+      weights.add(i, cw, false);
+    }
+  }
+  const T total = w.empty() ? static_cast<T>(static_cast<float>(counted)) : weights.total();
+  const T sum = loss.total();
+  write_scalar(total_weight, total, self.dtype);
+  write_scalar(out, reduction == LossReduction::Mean ? T(sum / total) : sum, self.dtype);
+}
+
+template <class T>
+void nll_backward(const TensorView& grad_input, const TensorView& grad_output, const TensorView& self,
+                  const LossLayout& l, const TensorView* weight, LossReduction reduction, int64_t ignore_index,
+                  const TensorView& total_weight) {
+  const std::vector<T> w = weights_as<T>(weight, l.c, self.dtype);
+  std::optional<ScratchTensor> hg;
+  const std::vector<T> g = values_as<T>(contiguous_as(grad_output, self.dtype, hg));
+  if (reduction == LossReduction::None && static_cast<int64_t>(g.size()) != l.n * l.s) {
+    throw KernelError("nll_loss_backward: gradOutput must have target's shape");
+  }
+  if (reduction != LossReduction::None && g.size() != 1) {
+    throw KernelError("nll_loss_backward: gradOutput must have one element for reduction mean or sum");
+  }
+  // CPU's rounding: the reduced gradient -(g / total_weight) once, then times the class weight.
+  T reduced(0);
+  if (reduction != LossReduction::None) {
+    const T go = g[0];
+    reduced = reduction == LossReduction::Mean ? T(-T(go / read_scalar<T>(total_weight, self.dtype))) : T(-go);
+  }
+  write_contiguous(grad_input, self.dtype, [&](const TensorView& gi) {
+    T* o = gi.ptr<T>();
+    std::fill(o, o + gi.numel(), T(0));
+    for (int64_t n = 0; n < l.n; ++n) {
+      for (int64_t s = 0; s < l.s; ++s) {
+        const int64_t i = n * l.s + s;
+        const int64_t t = l.targets[i];
+        if (t == ignore_index) continue;
+        check_target(t, l.c);
+        const T base = reduction == LossReduction::None ? T(-g[i]) : reduced;
+        o[(n * l.c + t) * l.s + s] = w.empty() ? base : T(w[t] * base);
+      }
+    }
+  });
+}
+
+template <class F>
+void visit_loss_dtype(DType d, F&& f) {
+  switch (d) {
+    case DType::Float32: return f(TypeTag<float>{});
+    case DType::Float64: return f(TypeTag<double>{});
+    case DType::Float16: return f(TypeTag<half>{});
+    case DType::BFloat16: return f(TypeTag<bfloat16>{});
+    default: throw KernelError(std::string("nll_loss: self must be a floating point tensor, got ") + model::dtype_name(d));
+  }
 }
 
 }  // namespace
@@ -84,78 +225,20 @@ double read_scalar(const TensorView& t) {
 void nll_loss(const TensorView& out, const TensorView& total_weight, const TensorView& self, const TensorView& target,
               const TensorView* weight, LossReduction reduction, int64_t ignore_index) {
   const LossLayout l = layout_of(self, target);
-  const std::vector<double> w = weights_of(weight, l.c);
-  const DType acc = compute_dtype_of(self.dtype);
-  std::optional<ScratchTensor> hx;
-  const TensorView xs = contiguous_as(self, acc, hx);
-  auto score = [&](int64_t n, int64_t t, int64_t s) -> double {
-    const int64_t i = (n * l.c + t) * l.s + s;
-    return acc == DType::Float64 ? xs.ptr<double>()[i] : static_cast<double>(xs.ptr<float>()[i]);
-  };
-  if (reduction == LossReduction::None) {
-    if (out.numel() != l.n * l.s) throw KernelError("nll_loss: out must have target's shape");
-    std::vector<double> losses(l.n * l.s, 0.0);
-    for (int64_t n = 0; n < l.n; ++n) {
-      for (int64_t s = 0; s < l.s; ++s) {
-        const int64_t t = l.targets[n * l.s + s];
-        if (t == ignore_index) continue;
-        losses[n * l.s + s] = -class_weight(w, t, l.c) * score(n, t, s);
-      }
-    }
-    copy(out, TensorView{losses.data(), DType::Float64, out.sizes, contiguous_strides(out.sizes)});
-    write_scalar(total_weight, 0.0);
-    return;
-  }
-  if (out.numel() != 1) throw KernelError("nll_loss: out must have one element for reduction mean or sum");
-  double sum = 0;
-  double total = 0;
-  for (int64_t n = 0; n < l.n; ++n) {
-    for (int64_t s = 0; s < l.s; ++s) {
-      const int64_t t = l.targets[n * l.s + s];
-      if (t == ignore_index) continue;
-      const double cw = class_weight(w, t, l.c);
-      sum -= cw * score(n, t, s);
-      total += cw;
-    }
-  }
-  write_scalar(total_weight, total);
-  write_scalar(out, reduction == LossReduction::Mean ? sum / total : sum);
+  visit_loss_dtype(self.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    nll_forward<T>(out, total_weight, self, l, weight, reduction, ignore_index);
+  });
 }
 
 void nll_loss_backward(const TensorView& grad_input, const TensorView& grad_output, const TensorView& self,
                        const TensorView& target, const TensorView* weight, LossReduction reduction,
                        int64_t ignore_index, const TensorView& total_weight) {
   const LossLayout l = layout_of(self, target);
-  const std::vector<double> w = weights_of(weight, l.c);
   if (grad_input.sizes != self.sizes) throw KernelError("nll_loss_backward: out must have self's shape");
-  const DType acc = compute_dtype_of(self.dtype);
-  std::vector<double> g;
-  double scale = 1.0;
-  if (reduction == LossReduction::None) {
-    if (grad_output.numel() != l.n * l.s) throw KernelError("nll_loss_backward: gradOutput must have target's shape");
-    g.resize(l.n * l.s);
-    copy(TensorView{g.data(), DType::Float64, grad_output.sizes, contiguous_strides(grad_output.sizes)}, grad_output);
-  } else {
-    g.assign(1, read_scalar(grad_output));
-    if (reduction == LossReduction::Mean) scale = 1.0 / read_scalar(total_weight);
-  }
-  write_contiguous(grad_input, acc, [&](const TensorView& gi) {
-    auto put = [&](int64_t i, double v) {
-      if (acc == DType::Float64) {
-        gi.ptr<double>()[i] = v;
-      } else {
-        gi.ptr<float>()[i] = static_cast<float>(v);
-      }
-    };
-    for (int64_t i = 0; i < gi.numel(); ++i) put(i, 0.0);
-    for (int64_t n = 0; n < l.n; ++n) {
-      for (int64_t s = 0; s < l.s; ++s) {
-        const int64_t t = l.targets[n * l.s + s];
-        if (t == ignore_index) continue;
-        const double go = g.size() == 1 ? g[0] : g[n * l.s + s];
-        put((n * l.c + t) * l.s + s, -class_weight(w, t, l.c) * go * scale);
-      }
-    }
+  visit_loss_dtype(self.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    nll_backward<T>(grad_input, grad_output, self, l, weight, reduction, ignore_index, total_weight);
   });
 }
 

@@ -3,7 +3,9 @@
 // ([N, C, H, W] scores, [N, H, W] targets): the scores are viewed as
 // [N, C, S] and the targets as [N, S]. Targets are int64 or uint8; a target
 // equal to ignore_index contributes nothing; any other target outside
-// [0, C) is a KernelError when the task runs.
+// [0, C) is a KernelError when the task runs. Arithmetic is in self's dtype
+// in CPU's order (its cascade of partial sums for mean / sum), so float16
+// and bfloat16 results round exactly as CPU's.
 #pragma once
 
 #include <cstdint>

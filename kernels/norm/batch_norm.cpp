@@ -55,7 +55,7 @@ void stage_rows(ChannelRows& r, const TensorView& t, DType acc) {
 template <class T>
 void forward_rows(T* y, const T* x, int64_t c, int64_t m, bool training, std::vector<double>& mean,
                   std::vector<double>& var, std::vector<double>& invstd, const std::vector<double>& w,
-                  const std::vector<double>& b, double eps) {
+                  const std::vector<double>& b, double eps, DType stats_dtype) {
   parallel_range(c, grain_for(m), [&](int64_t begin, int64_t end) {
     for (int64_t ch = begin; ch < end; ++ch) {
       const T* xr = x + ch * m;
@@ -72,9 +72,14 @@ void forward_rows(T* y, const T* x, int64_t c, int64_t m, bool training, std::ve
         var[ch] = sq;  // the sum of squares; divided by the caller
         invstd[ch] = 1.0 / std::sqrt(sq / static_cast<double>(m) + eps);
       }
-      // y = x * alpha + beta, the form CPU's kernel evaluates.
-      const T alpha = static_cast<T>(invstd[ch] * w[ch]);
-      const T beta = static_cast<T>(b[ch] - mean[ch] * invstd[ch] * w[ch]);
+      // y = x * alpha + beta, the form CPU's kernel evaluates, from the
+      // statistics as saved (CPU normalizes with save_mean / save_invstd as
+      // stored: rounded to float16 for a float16 input with float16
+      // parameters). The running statistics take the unrounded values.
+      const double mu = training ? rounded_to(stats_dtype, mean[ch]) : mean[ch];
+      const double is = training ? rounded_to(stats_dtype, invstd[ch]) : invstd[ch];
+      const T alpha = static_cast<T>(is) * static_cast<T>(w[ch]);
+      const T beta = static_cast<T>(b[ch]) - static_cast<T>(mu) * alpha;
       T* yr = y + ch * m;
       for (int64_t i = 0; i < m; ++i) yr[i] = xr[i] * alpha + beta;
     }
@@ -143,12 +148,13 @@ void batch_norm(const TensorView& output, const TensorView& input, const BatchNo
     const std::vector<double> rv = channel_values(a.running_var, c, 1.0, "running_var");
     for (int64_t ch = 0; ch < c; ++ch) invstd[ch] = 1.0 / std::sqrt(rv[ch] + a.eps);
   }
+  const DType stats_dtype = a.save_mean != nullptr ? a.save_mean->dtype : input.dtype;
   const TensorView out_rows = move_dim_first(output, 1);
   write_contiguous(out_rows, acc, [&](const TensorView& y) {
     if (acc == DType::Float64) {
-      forward_rows(y.ptr<double>(), r.rows.ptr<double>(), c, r.m, a.training, mean, var, invstd, w, b, a.eps);
+      forward_rows(y.ptr<double>(), r.rows.ptr<double>(), c, r.m, a.training, mean, var, invstd, w, b, a.eps, stats_dtype);
     } else {
-      forward_rows(y.ptr<float>(), r.rows.ptr<float>(), c, r.m, a.training, mean, var, invstd, w, b, a.eps);
+      forward_rows(y.ptr<float>(), r.rows.ptr<float>(), c, r.m, a.training, mean, var, invstd, w, b, a.eps, stats_dtype);
     }
   });
   if (!a.training) return;

@@ -42,8 +42,10 @@ void for_each_row(const Rows& r, Body&& body) {
   });
 }
 
+// `round` is the dtype CPU's kernel rounds log_softmax's row sum and its
+// log to (float16/bfloat16 reduced along the last dim); others round none.
 template <class T>
-void softmax_rows(T* y, const T* x, const Rows& r, bool log) {
+void softmax_rows(T* y, const T* x, const Rows& r, bool log, DType round) {
   for_each_row(r, [&](int64_t base, int64_t s) {
     const T* xr = x + base;
     T* yr = y + base;
@@ -53,8 +55,9 @@ void softmax_rows(T* y, const T* x, const Rows& r, bool log) {
     double sum = 0;  // double: the row's sum independent of the summation order
     if (log) {
       for (int64_t k = 0; k < r.n; ++k) sum += std::exp(xr[k * s] - mx);
-      const T shift = mx + static_cast<T>(std::log(sum));
-      for (int64_t k = 0; k < r.n; ++k) yr[k * s] = xr[k * s] - shift;
+      // (x - max) - log(sum), in this order, as CPU's kernel rounds it.
+      const T log_sum = static_cast<T>(rounded_to(round, std::log(rounded_to(round, sum))));
+      for (int64_t k = 0; k < r.n; ++k) yr[k * s] = (xr[k * s] - mx) - log_sum;
     } else {
       for (int64_t k = 0; k < r.n; ++k) {
         const T e = std::exp(xr[k * s] - mx);
@@ -108,11 +111,13 @@ void softmax(const TensorView& out, const TensorView& in, int64_t dim, bool log)
                                                                                                 : DType::Float32);
   std::optional<ScratchTensor> hx;
   const TensorView x = contiguous_as(in, acc, hx);
+  const bool reduced = in.dtype == DType::Float16 || in.dtype == DType::BFloat16;
+  const DType round = reduced && r.inner == 1 ? in.dtype : DType::Float64;
   write_contiguous(out, acc, [&](const TensorView& y) {
     if (acc == DType::Float64) {
-      softmax_rows(y.ptr<double>(), x.ptr<double>(), r, log);
+      softmax_rows(y.ptr<double>(), x.ptr<double>(), r, log, round);
     } else {
-      softmax_rows(y.ptr<float>(), x.ptr<float>(), r, log);
+      softmax_rows(y.ptr<float>(), x.ptr<float>(), r, log, round);
     }
   });
 }

@@ -54,6 +54,7 @@ PARAM_TYPES = {
     "float": "value",
     "double": "value",
     "const char*": "value",
+    "char*": "value",  # CANN declares some string attributes non-const (aclnnGeluBackwardV2)
 }
 
 # dtype names (torch's) -> at::ScalarType enumerators.

@@ -1,0 +1,105 @@
+// The norm / softmax / loss entries refuse bad arguments at GetWorkspaceSize
+// time, naming the parameter, and queue nothing; aclCreateBoolArray carries
+// aclnnBatchNormBackward's outputMask.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "acl/acl_rt.h"
+#include "acl/aclnn_base.h"
+#include "acl/aclnn_loss.h"
+#include "acl/aclnn_norm.h"
+#include "acl/aclnn_softmax.h"
+#include "acl_test_support.h"
+
+using acl_test::DeviceBuffer;
+
+namespace {
+
+using Prepare = std::function<aclnnStatus(uint64_t*, aclOpExecutor**)>;
+
+void require_refused(const Prepare& prepare, const std::string& message_part) {
+  uint64_t ws = 0;
+  aclOpExecutor* ex = nullptr;
+  CHECK(prepare(&ws, &ex) != ACL_SUCCESS);
+  CHECK(ex == nullptr);
+  CHECK(acl_test::recent_error().find(message_part) != std::string::npos);
+}
+
+struct TensorDeleter {
+  void operator()(aclTensor* t) const { aclDestroyTensor(t); }
+};
+using TensorPtr = std::unique_ptr<aclTensor, TensorDeleter>;
+
+// A contiguous ND description of `data`.
+TensorPtr make(void* data, std::vector<int64_t> dims, aclDataType dtype) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
+  return TensorPtr(aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, ACL_FORMAT_ND, dims.data(),
+                                   dims.size(), data));
+}
+
+}  // namespace
+
+TEST_CASE("norm, softmax and loss entries refuse bad arguments by name", "[validation]") {
+  acl_test::use_device0();
+  DeviceBuffer a(1024), b(1024), c(1024), d(1024), e(1024);
+  const TensorPtr x = make(a.get(), {4, 3}, ACL_FLOAT);
+  const TensorPtr y = make(b.get(), {4, 3}, ACL_FLOAT);
+  const TensorPtr gx = make(c.get(), {4, 3}, ACL_FLOAT);
+  const TensorPtr c3 = make(d.get(), {3}, ACL_FLOAT);
+  const TensorPtr c3b = make(e.get(), {3}, ACL_FLOAT);
+  const TensorPtr c4 = make(d.get(), {4}, ACL_FLOAT);
+  const TensorPtr t4 = make(e.get(), {4}, ACL_INT64);
+  const TensorPtr t4f = make(e.get(), {4}, ACL_FLOAT);
+  const TensorPtr scalar = make(d.get(), {}, ACL_FLOAT);
+  const TensorPtr v1 = make(a.get(), {3}, ACL_FLOAT);
+
+  require_refused([&](uint64_t* ws, aclOpExecutor** ex) { return aclnnSoftmaxGetWorkspaceSize(x.get(), 2, y.get(), ws, ex); },
+                  "out of range");
+  require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
+    return aclnnLogSoftmaxBackwardGetWorkspaceSize(x.get(), c3.get(), 0, y.get(), ws, ex);
+  }, "gradOutput");
+  require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
+    return aclnnNLLLossGetWorkspaceSize(x.get(), t4.get(), nullptr, 5, -100, scalar.get(), scalar.get(), ws, ex);
+  }, "reduction");
+  require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
+    return aclnnNLLLossGetWorkspaceSize(x.get(), t4f.get(), nullptr, 1, -100, scalar.get(), scalar.get(), ws, ex);
+  }, "target");
+  require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
+    return aclnnNLLLossGetWorkspaceSize(x.get(), t4.get(), c4.get(), 1, -100, scalar.get(), scalar.get(), ws, ex);
+  }, "weight");
+  require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
+    return aclnnBatchNormGetWorkspaceSize(v1.get(), nullptr, nullptr, nullptr, nullptr, true, 0.1, 1e-5, v1.get(),
+                                          c3.get(), c3b.get(), ws, ex);
+  }, "at least 2 dims");
+  require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
+    return aclnnBatchNormGetWorkspaceSize(x.get(), c4.get(), nullptr, nullptr, nullptr, true, 0.1, 1e-5, y.get(),
+                                          c3.get(), c3b.get(), ws, ex);
+  }, "weight");
+  require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
+    return aclnnBatchNormGetWorkspaceSize(x.get(), nullptr, nullptr, nullptr, nullptr, false, 0.1, 1e-5, y.get(),
+                                          nullptr, nullptr, ws, ex);
+  }, "runningMean");
+
+  const bool two[] = {true, false};
+  aclBoolArray* short_mask = aclCreateBoolArray(two, 2);
+  REQUIRE(short_mask != nullptr);
+  require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
+    return aclnnBatchNormBackwardGetWorkspaceSize(y.get(), x.get(), nullptr, nullptr, nullptr, c3.get(), c3b.get(),
+                                                  true, 1e-5, short_mask, gx.get(), nullptr, nullptr, ws, ex);
+  }, "outputMask");
+  CHECK(aclDestroyBoolArray(short_mask) == ACLNN_SUCCESS);
+  const bool all[] = {true, true, true};
+  aclBoolArray* mask = aclCreateBoolArray(all, 3);
+  require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
+    return aclnnBatchNormBackwardGetWorkspaceSize(y.get(), x.get(), nullptr, nullptr, nullptr, c3.get(), c3b.get(),
+                                                  true, 1e-5, mask, gx.get(), nullptr, nullptr, ws, ex);
+  }, "gradWeight");
+  CHECK(aclDestroyBoolArray(mask) == ACLNN_SUCCESS);
+  CHECK(aclCreateBoolArray(nullptr, 2) == nullptr);
+}
