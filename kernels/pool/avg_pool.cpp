@@ -4,6 +4,7 @@
 // divisor_override, else the padded span (count_include_pad) or the count
 // of input elements; adaptive windows divide by each dim's length in turn
 // (sum / kd / kh / kw), which is how CPU rounds.
+#include <array>
 #include <string>
 
 #include "kernels/core/dtype_dispatch.h"
@@ -55,35 +56,35 @@ bool empty(const Window& wd, const Window& wh, const Window& ww) {
 template <class T>
 void avg_planes(const TensorView& x, const TensorView& y, const Windows& windows, const Divisor& divisor) {
   using A = opmath_t<T>;
-  pool::for_each_plane(x, x.sizes[2] * x.sizes[3] * x.sizes[4], [&](int64_t n, int64_t c) {
-    const T* in = x.ptr<T>() + pool::plane_offset(x, n, c);
-    T* out = y.ptr<T>() + pool::plane_offset(y, n, c);
+  const int64_t xc = x.strides[1], yc = y.strides[1];
+  pool::for_each_group(x, x.sizes[2] * x.sizes[3] * x.sizes[4], [&](int64_t n, int64_t c0, int64_t count) {
+    const T* in = x.ptr<T>() + pool::plane_offset(x, n, c0);
+    T* out = y.ptr<T>() + pool::plane_offset(y, n, c0);
+    std::array<A, pool::kGroup> sum;
     pool::for_each_output(windows, [&](int64_t od, int64_t oh, int64_t ow, const Window& wd, const Window& wh,
                                        const Window& ww) {
-      T& result = out[pool::spatial_offset(y, od, oh, ow)];
+      T* dst = out + pool::spatial_offset(y, od, oh, ow);
       if (empty(wd, wh, ww)) {
-        result = T(0);
+        for (int64_t c = 0; c < count; ++c) dst[c * yc] = T(0);
         return;
       }
-      if (divisor.in_element_type) {
-        T sum = T(0);
-        for (int64_t d = wd.begin; d < wd.end; ++d) {
-          for (int64_t h = wh.begin; h < wh.end; ++h) {
-            for (int64_t w = ww.begin; w < ww.end; ++w) {
-              sum = static_cast<T>(static_cast<A>(sum) + static_cast<A>(in[pool::spatial_offset(x, d, h, w)]));
+      sum.fill(A(0));
+      for (int64_t d = wd.begin; d < wd.end; ++d) {
+        for (int64_t h = wh.begin; h < wh.end; ++h) {
+          for (int64_t w = ww.begin; w < ww.end; ++w) {
+            const T* src = in + pool::spatial_offset(x, d, h, w);
+            if (divisor.in_element_type) {  // rounded to T at every step
+              for (int64_t c = 0; c < count; ++c) sum[c] = static_cast<A>(static_cast<T>(sum[c] + static_cast<A>(src[c * xc])));
+            } else {
+              for (int64_t c = 0; c < count; ++c) sum[c] += static_cast<A>(src[c * xc]);
             }
           }
         }
-        result = divisor.delta(sum, wd, wh, ww);
-        return;
       }
-      A sum = A(0);
-      for (int64_t d = wd.begin; d < wd.end; ++d) {
-        for (int64_t h = wh.begin; h < wh.end; ++h) {
-          for (int64_t w = ww.begin; w < ww.end; ++w) sum += static_cast<A>(in[pool::spatial_offset(x, d, h, w)]);
-        }
+      for (int64_t c = 0; c < count; ++c) {
+        dst[c * yc] = divisor.in_element_type ? divisor.delta(static_cast<T>(sum[c]), wd, wh, ww)
+                                              : static_cast<T>(divisor.apply(sum[c], wd, wh, ww));
       }
-      result = static_cast<T>(divisor.apply(sum, wd, wh, ww));
     });
   });
 }
@@ -91,19 +92,24 @@ void avg_planes(const TensorView& x, const TensorView& y, const Windows& windows
 template <class T>
 void avg_backward_planes(const TensorView& go, const TensorView& gi, const Windows& windows, const Divisor& divisor) {
   using A = opmath_t<T>;
-  pool::for_each_plane(gi, gi.sizes[2] * gi.sizes[3] * gi.sizes[4], [&](int64_t n, int64_t c) {
-    const T* g = go.ptr<T>() + pool::plane_offset(go, n, c);
-    T* out = gi.ptr<T>() + pool::plane_offset(gi, n, c);
-    pool::zero_plane(gi, out);
+  const int64_t gc = go.strides[1], oc = gi.strides[1];
+  pool::for_each_group(gi, gi.sizes[2] * gi.sizes[3] * gi.sizes[4], [&](int64_t n, int64_t c0, int64_t count) {
+    const T* g = go.ptr<T>() + pool::plane_offset(go, n, c0);
+    T* out = gi.ptr<T>() + pool::plane_offset(gi, n, c0);
+    pool::zero_channels(gi, out, count);
+    std::array<A, pool::kGroup> delta;
     pool::for_each_output(windows, [&](int64_t od, int64_t oh, int64_t ow, const Window& wd, const Window& wh,
                                        const Window& ww) {
       if (empty(wd, wh, ww)) return;
-      const A delta = static_cast<A>(divisor.delta(g[pool::spatial_offset(go, od, oh, ow)], wd, wh, ww));
+      const T* g_at = g + pool::spatial_offset(go, od, oh, ow);
+      for (int64_t c = 0; c < count; ++c) delta[c] = static_cast<A>(divisor.delta(g_at[c * gc], wd, wh, ww));
       for (int64_t d = wd.begin; d < wd.end; ++d) {
         for (int64_t h = wh.begin; h < wh.end; ++h) {
           for (int64_t w = ww.begin; w < ww.end; ++w) {
-            T& target = out[pool::spatial_offset(gi, d, h, w)];
-            target = static_cast<T>(static_cast<A>(target) + delta);
+            T* target = out + pool::spatial_offset(gi, d, h, w);
+            for (int64_t c = 0; c < count; ++c) {
+              target[c * oc] = static_cast<T>(static_cast<A>(target[c * oc]) + delta[c]);
+            }
           }
         }
       }

@@ -2,6 +2,7 @@
 // An index is the flat position of the maximum within its input plane
 // ((d * H + h) * W + w), the first maximum unless a NaN comes: a NaN wins,
 // the last one seen, as PyTorch CPU decides.
+#include <array>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -40,27 +41,38 @@ void max_planes(const TensorView& x, const TensorView& y, const TensorView& ix, 
   using A = opmath_t<T>;
   const int64_t height = x.sizes[3], width = x.sizes[4];
   const int64_t steps[3] = {windows[0].step, windows[1].step, windows[2].step};
-  pool::for_each_plane(x, x.sizes[2] * height * width, [&](int64_t n, int64_t c) {
-    const T* in = x.ptr<T>() + pool::plane_offset(x, n, c);
-    T* out = y.ptr<T>() + pool::plane_offset(y, n, c);
-    I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c);
+  const int64_t xc = x.strides[1], yc = y.strides[1], ic = ix.strides[1];
+  pool::for_each_group(x, x.sizes[2] * height * width, [&](int64_t n, int64_t c0, int64_t count) {
+    const T* in = x.ptr<T>() + pool::plane_offset(x, n, c0);
+    T* out = y.ptr<T>() + pool::plane_offset(y, n, c0);
+    I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c0);
+    std::array<A, pool::kGroup> best;
+    std::array<int64_t, pool::kGroup> at;
     pool::for_each_output(windows, [&](int64_t od, int64_t oh, int64_t ow, const Window& wd, const Window& wh,
                                        const Window& ww) {
-      A best = lowest<A>();
-      int64_t at = (wd.begin * height + wh.begin) * width + ww.begin;
+      best.fill(lowest<A>());
+      at.fill((wd.begin * height + wh.begin) * width + ww.begin);
       for (int64_t d = wd.begin; d < wd.end; d += steps[0]) {
         for (int64_t h = wh.begin; h < wh.end; h += steps[1]) {
           for (int64_t w = ww.begin; w < ww.end; w += steps[2]) {
-            const A v = static_cast<A>(in[pool::spatial_offset(x, d, h, w)]);
-            if (v > best || is_nan(v)) {
-              best = v;
-              at = (d * height + h) * width + w;
+            const T* src = in + pool::spatial_offset(x, d, h, w);
+            const int64_t pos = (d * height + h) * width + w;
+            // Branch-free, so the loop along contiguous channels vectorizes.
+            for (int64_t c = 0; c < count; ++c) {
+              const A v = static_cast<A>(src[c * xc]);
+              const bool take = v > best[c] || is_nan(v);
+              best[c] = take ? v : best[c];
+              at[c] = take ? pos : at[c];
             }
           }
         }
       }
-      out[pool::spatial_offset(y, od, oh, ow)] = static_cast<T>(best);
-      idx[pool::spatial_offset(ix, od, oh, ow)] = static_cast<I>(at);
+      T* dst = out + pool::spatial_offset(y, od, oh, ow);
+      I* dst_idx = idx + pool::spatial_offset(ix, od, oh, ow);
+      for (int64_t c = 0; c < count; ++c) {
+        dst[c * yc] = static_cast<T>(best[c]);
+        dst_idx[c * ic] = static_cast<I>(at[c]);
+      }
     });
   });
 }
@@ -93,24 +105,29 @@ void run_max(const char* op, const TensorView& x, const TensorView& y, const Ten
 
 template <class T, class I>
 void scatter_planes(const TensorView& go, const TensorView& ix, const TensorView& gi) {
+  using A = opmath_t<T>;
   const int64_t plane = gi.sizes[2] * gi.sizes[3] * gi.sizes[4];
   const int64_t height = gi.sizes[3], width = gi.sizes[4];
-  pool::for_each_plane(gi, plane + go.sizes[2] * go.sizes[3] * go.sizes[4], [&](int64_t n, int64_t c) {
-    const T* g = go.ptr<T>() + pool::plane_offset(go, n, c);
-    const I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c);
-    T* out = gi.ptr<T>() + pool::plane_offset(gi, n, c);
-    pool::zero_plane(gi, out);
+  const int64_t gc = go.strides[1], ic = ix.strides[1], oc = gi.strides[1];
+  pool::for_each_group(gi, plane + go.sizes[2] * go.sizes[3] * go.sizes[4], [&](int64_t n, int64_t c0, int64_t count) {
+    const T* g = go.ptr<T>() + pool::plane_offset(go, n, c0);
+    const I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c0);
+    T* out = gi.ptr<T>() + pool::plane_offset(gi, n, c0);
+    pool::zero_channels(gi, out, count);
     for (int64_t d = 0; d < go.sizes[2]; ++d) {
       for (int64_t h = 0; h < go.sizes[3]; ++h) {
         for (int64_t w = 0; w < go.sizes[4]; ++w) {
-          const int64_t at = static_cast<int64_t>(idx[pool::spatial_offset(ix, d, h, w)]);
-          if (at < 0 || at >= plane) {
-            throw KernelError("max_pool backward: index " + std::to_string(at) +
-                              " is out of range for an input plane of " + std::to_string(plane) + " elements");
+          const T* g_at = g + pool::spatial_offset(go, d, h, w);
+          const I* idx_at = idx + pool::spatial_offset(ix, d, h, w);
+          for (int64_t c = 0; c < count; ++c) {
+            const int64_t at = static_cast<int64_t>(idx_at[c * ic]);
+            if (at < 0 || at >= plane) {
+              throw KernelError("max_pool backward: index " + std::to_string(at) +
+                                " is out of range for an input plane of " + std::to_string(plane) + " elements");
+            }
+            T& target = out[pool::spatial_offset(gi, at / (height * width), (at / width) % height, at % width) + c * oc];
+            target = static_cast<T>(static_cast<A>(target) + static_cast<A>(g_at[c * gc]));
           }
-          T& target = out[pool::spatial_offset(gi, at / (height * width), (at / width) % height, at % width)];
-          target = static_cast<T>(static_cast<opmath_t<T>>(target) +
-                                  static_cast<opmath_t<T>>(g[pool::spatial_offset(go, d, h, w)]));
         }
       }
     }
