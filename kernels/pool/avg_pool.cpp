@@ -54,7 +54,7 @@ bool empty(const Window& wd, const Window& wh, const Window& ww) {
 }
 
 template <class T>
-void avg_planes(const TensorView& x, const TensorView& y, const Windows& windows, const Divisor& divisor) {
+void avg_planes(const pool::View5& x, const pool::View5& y, const Windows& windows, const Divisor& divisor) {
   using A = opmath_t<T>;
   const int64_t xc = x.strides[1], yc = y.strides[1];
   pool::for_each_group(x, x.sizes[2] * x.sizes[3] * x.sizes[4], [&](int64_t n, int64_t c0, int64_t count) {
@@ -90,7 +90,7 @@ void avg_planes(const TensorView& x, const TensorView& y, const Windows& windows
 }
 
 template <class T>
-void avg_backward_planes(const TensorView& go, const TensorView& gi, const Windows& windows, const Divisor& divisor) {
+void avg_backward_planes(const pool::View5& go, const pool::View5& gi, const Windows& windows, const Divisor& divisor) {
   using A = opmath_t<T>;
   const int64_t gc = go.strides[1], oc = gi.strides[1];
   pool::for_each_group(gi, gi.sizes[2] * gi.sizes[3] * gi.sizes[4], [&](int64_t n, int64_t c0, int64_t count) {
@@ -135,22 +135,22 @@ void check_same(const char* op, const char* name, const TensorView& t, const Sha
   }
 }
 
-void forward(const char* op, const TensorView& x, const TensorView& y, const Windows& w, const Divisor& div) {
+void forward(const char* op, const pool::View5& x, const pool::View5& y, const Windows& w, const Divisor& div) {
   visit_averageable(op, x.dtype, [&](auto tag) { avg_planes<typename decltype(tag)::type>(x, y, w, div); });
 }
 
-void backward(const char* op, const TensorView& go, const TensorView& gi, const Windows& w, const Divisor& div) {
+void backward(const char* op, const pool::View5& go, const pool::View5& gi, const Windows& w, const Divisor& div) {
   visit_averageable(op, gi.dtype,
                     [&](auto tag) { avg_backward_planes<typename decltype(tag)::type>(go, gi, w, div); });
 }
 
 }  // namespace
 
-void avg_pool(const TensorView& self, const TensorView& out, const PoolParams& p, bool count_include_pad,
+void avg_pool(const PoolInput& self, const TensorView& out, const PoolParams& p, bool count_include_pad,
               int64_t divisor_override) {
   const int64_t rank = static_cast<int64_t>(p.kernel.size());
-  check_same("avg_pool", "out", out, pooled_shape("avg_pool", self.sizes, p), self.dtype);
-  const TensorView x = pool::as_5d(self, rank), y = pool::as_5d(out, rank);
+  check_same("avg_pool", "out", out, pooled_shape("avg_pool", self.view.sizes, p), self.view.dtype);
+  const pool::View5 x = pool::as_5d(self, rank), y = pool::as_5d(out, rank);
   forward("avg_pool", x, y, pool::sliding_windows(x, y, p, pool::Kind::Avg),
           Divisor{false, count_include_pad, divisor_override});
 }
@@ -160,16 +160,16 @@ void avg_pool_backward(const TensorView& grad_output, const TensorView& grad_inp
   const int64_t rank = static_cast<int64_t>(p.kernel.size());
   check_same("avg_pool backward", "grad_output", grad_output, pooled_shape("avg_pool", grad_input.sizes, p),
              grad_input.dtype);
-  const TensorView go = pool::as_5d(grad_output, rank), gi = pool::as_5d(grad_input, rank);
+  const pool::View5 go = pool::as_5d(grad_output, rank), gi = pool::as_5d(grad_input, rank);
   backward("avg_pool backward", go, gi, pool::sliding_windows(gi, go, p, pool::Kind::Avg),
            Divisor{false, count_include_pad, divisor_override});
 }
 
-void adaptive_avg_pool(const TensorView& self, const TensorView& out, int64_t rank) {
-  if (out.dim() != self.dim()) throw KernelError("adaptive_avg_pool: out must have self's rank");
+void adaptive_avg_pool(const PoolInput& self, const TensorView& out, int64_t rank) {
+  if (out.dim() != self.view.dim()) throw KernelError("adaptive_avg_pool: out must have self's rank");
   const std::vector<int64_t> size(out.sizes.end() - rank, out.sizes.end());
-  check_same("adaptive_avg_pool", "out", out, adaptive_shape("adaptive_avg_pool", self.sizes, size), self.dtype);
-  const TensorView x = pool::as_5d(self, rank), y = pool::as_5d(out, rank);
+  check_same("adaptive_avg_pool", "out", out, adaptive_shape("adaptive_avg_pool", self.view.sizes, size), self.view.dtype);
+  const pool::View5 x = pool::as_5d(self, rank), y = pool::as_5d(out, rank);
   forward("adaptive_avg_pool", x, y, pool::adaptive_windows(x, y), Divisor{true, true, 0, rank == 3});
 }
 
@@ -178,7 +178,7 @@ void adaptive_avg_pool_backward(const TensorView& grad_output, const TensorView&
   const std::vector<int64_t> size(grad_output.sizes.end() - rank, grad_output.sizes.end());
   check_same("adaptive_avg_pool backward", "grad_output", grad_output,
              adaptive_shape("adaptive_avg_pool", grad_input.sizes, size), grad_input.dtype);
-  const TensorView go = pool::as_5d(grad_output, rank), gi = pool::as_5d(grad_input, rank);
+  const pool::View5 go = pool::as_5d(grad_output, rank), gi = pool::as_5d(grad_input, rank);
   backward("adaptive_avg_pool backward", go, gi, pool::adaptive_windows(gi, go), Divisor{true});
 }
 

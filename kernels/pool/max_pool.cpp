@@ -37,7 +37,7 @@ A lowest() {
 }
 
 template <class T, class I>
-void max_planes(const TensorView& x, const TensorView& y, const TensorView& ix, const Windows& windows) {
+void max_planes(const pool::View5& x, const pool::View5& y, const pool::View5& ix, const Windows& windows) {
   using A = opmath_t<T>;
   const int64_t height = x.sizes[3], width = x.sizes[4];
   const int64_t steps[3] = {windows[0].step, windows[1].step, windows[2].step};
@@ -95,7 +95,7 @@ void visit_poolable(const char* op, DType dtype, F&& f) {
   });
 }
 
-void run_max(const char* op, const TensorView& x, const TensorView& y, const TensorView& ix, const Windows& w) {
+void run_max(const char* op, const pool::View5& x, const pool::View5& y, const pool::View5& ix, const Windows& w) {
   visit_poolable(op, x.dtype, [&](auto tag) {
     visit_index(op, ix.dtype, [&](auto itag) {
       max_planes<typename decltype(tag)::type, typename decltype(itag)::type>(x, y, ix, w);
@@ -104,7 +104,7 @@ void run_max(const char* op, const TensorView& x, const TensorView& y, const Ten
 }
 
 template <class T, class I>
-void scatter_planes(const TensorView& go, const TensorView& ix, const TensorView& gi) {
+void scatter_planes(const pool::View5& go, const pool::View5& ix, const pool::View5& gi) {
   using A = opmath_t<T>;
   const int64_t plane = gi.sizes[2] * gi.sizes[3] * gi.sizes[4];
   const int64_t height = gi.sizes[3], width = gi.sizes[4];
@@ -143,22 +143,22 @@ void check_same(const char* op, const char* name, const TensorView& t, const Sha
 
 }  // namespace
 
-void max_pool(const TensorView& self, const TensorView& out, const TensorView& indices, const PoolParams& p) {
+void max_pool(const PoolInput& self, const TensorView& out, const TensorView& indices, const PoolParams& p) {
   const int64_t rank = static_cast<int64_t>(p.kernel.size());
-  const Shape shape = pooled_shape("max_pool", self.sizes, p);
-  check_same("max_pool", "out", out, shape, self.dtype);
+  const Shape shape = pooled_shape("max_pool", self.view.sizes, p);
+  check_same("max_pool", "out", out, shape, self.view.dtype);
   if (indices.sizes != shape) throw KernelError("max_pool: indices must have out's shape " + shape_str(shape));
-  const TensorView x = pool::as_5d(self, rank), y = pool::as_5d(out, rank), ix = pool::as_5d(indices, rank);
+  const pool::View5 x = pool::as_5d(self, rank), y = pool::as_5d(out, rank), ix = pool::as_5d(indices, rank);
   run_max("max_pool", x, y, ix, pool::sliding_windows(x, y, p, pool::Kind::Max));
 }
 
-void adaptive_max_pool(const TensorView& self, const TensorView& out, const TensorView& indices, int64_t rank) {
-  if (out.dim() != self.dim()) throw KernelError("adaptive_max_pool: out must have self's rank");
+void adaptive_max_pool(const PoolInput& self, const TensorView& out, const TensorView& indices, int64_t rank) {
+  if (out.dim() != self.view.dim()) throw KernelError("adaptive_max_pool: out must have self's rank");
   std::vector<int64_t> size(out.sizes.end() - rank, out.sizes.end());
-  const Shape shape = adaptive_shape("adaptive_max_pool", self.sizes, size);
-  check_same("adaptive_max_pool", "out", out, shape, self.dtype);
+  const Shape shape = adaptive_shape("adaptive_max_pool", self.view.sizes, size);
+  check_same("adaptive_max_pool", "out", out, shape, self.view.dtype);
   if (indices.sizes != shape) throw KernelError("adaptive_max_pool: indices must have out's shape " + shape_str(shape));
-  const TensorView x = pool::as_5d(self, rank), y = pool::as_5d(out, rank), ix = pool::as_5d(indices, rank);
+  const pool::View5 x = pool::as_5d(self, rank), y = pool::as_5d(out, rank), ix = pool::as_5d(indices, rank);
   run_max("adaptive_max_pool", x, y, ix, pool::adaptive_windows(x, y));
 }
 
@@ -171,7 +171,7 @@ void max_pool_backward(const TensorView& grad_output, const TensorView& indices,
   if (grad_output.dtype != grad_input.dtype) {
     throw KernelError("max_pool backward: grad_output and grad_input must have one dtype");
   }
-  const TensorView go = pool::as_5d(grad_output, rank), ix = pool::as_5d(indices, rank),
+  const pool::View5 go = pool::as_5d(grad_output, rank), ix = pool::as_5d(indices, rank),
                    gi = pool::as_5d(grad_input, rank);
   visit_poolable("max_pool backward", grad_input.dtype, [&](auto tag) {
     visit_index("max_pool backward", ix.dtype, [&](auto itag) {

@@ -31,14 +31,21 @@ using Windows = std::array<DimWindows, 3>;
 
 enum class Kind { Max, Avg };
 
+// An operand as [N, C, D, H, W]; block > 0: channel-blocked (PoolInput).
+struct View5 : TensorView {
+  int64_t block = 0;
+  int64_t block_stride = 0;
+};
+
 // Sliding windows. Max pooling keeps dilated positions inside the input;
 // avg pooling clips to the input and remembers the padded span.
-Windows sliding_windows(const TensorView& self5, const TensorView& out5, const PoolParams& p, Kind kind);
+Windows sliding_windows(const View5& self5, const View5& out5, const PoolParams& p, Kind kind);
 // Adaptive windows: [floor(o*in/out), ceil((o+1)*in/out)).
-Windows adaptive_windows(const TensorView& self5, const TensorView& out5);
+Windows adaptive_windows(const View5& self5, const View5& out5);
 
 // `t` ((C, *spatial) or (N, C, *spatial), `rank` spatial dims) as [N, C, D, H, W].
-TensorView as_5d(const TensorView& t, int64_t rank);
+View5 as_5d(const TensorView& t, int64_t rank);
+View5 as_5d(const PoolInput& t, int64_t rank);
 
 // Channels a task pools together: with channels innermost in memory
 // (channels_last, NC1HWC0's C0) a task takes kGroup of them and its inner
@@ -49,9 +56,9 @@ inline constexpr int64_t kGroup = 64;
 // every batch entry, groups spread over oneTBB workers; `layout` decides the
 // grouping, `work` is the elements one plane touches.
 template <class Body>
-void for_each_group(const TensorView& layout, int64_t work, Body&& body) {
+void for_each_group(const View5& layout, int64_t work, Body&& body) {
   const int64_t channels = layout.sizes[1];
-  const int64_t group = layout.strides[1] == 1 && channels > 1 ? kGroup : 1;
+  const int64_t group = layout.block > 0 ? layout.block : layout.strides[1] == 1 && channels > 1 ? kGroup : 1;
   const int64_t groups = (channels + group - 1) / group;
   parallel_range(layout.sizes[0] * groups, grain_for(work * group), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
@@ -65,7 +72,9 @@ void for_each_group(const TensorView& layout, int64_t work, Body&& body) {
 inline int64_t spatial_offset(const TensorView& v5, int64_t d, int64_t h, int64_t w) {
   return d * v5.strides[2] + h * v5.strides[3] + w * v5.strides[4];
 }
-inline int64_t plane_offset(const TensorView& v5, int64_t n, int64_t c) {
+// Channels c.. of a group (for_each_group) are then strides[1] apart.
+inline int64_t plane_offset(const View5& v5, int64_t n, int64_t c) {
+  if (v5.block > 0) return n * v5.strides[0] + (c / v5.block) * v5.block_stride + c % v5.block;
   return n * v5.strides[0] + c * v5.strides[1];
 }
 
