@@ -356,3 +356,16 @@ def test_backward_with_nc1hwc0_self():
     g_ad = sample((2, 19, 3, 4), torch.float32, seed=10)
     torch.testing.assert_close(torch.ops.aten._adaptive_avg_pool2d_backward(g_ad.npu(), x5).cpu(),
                                torch.ops.aten._adaptive_avg_pool2d_backward(g_ad, x))
+
+
+def test_backward_index_out_of_range_raises():
+    """An index outside its input plane is an error the kernel reports (at the next synchronization)."""
+    x = torch.randn(1, 1, 4, 4)
+    g = torch.ones(1, 1, 2, 2)
+    bad = torch.tensor([[[[0, 2], [8, 16]]]])  # 16 is past the 4x4 plane (CPU does not check: not compared)
+    with pytest.raises(RuntimeError, match="out of range"):
+        torch.ops.aten.max_pool2d_with_indices_backward(g.npu(), x.npu(), [2, 2], [2, 2], [0, 0], [1, 1], False,
+                                                        bad.npu())
+        torch.npu.synchronize()
+    # The stream stays usable.
+    torch.testing.assert_close(F.avg_pool2d(x.npu(), 2).cpu(), F.avg_pool2d(x, 2))
