@@ -41,8 +41,10 @@ void max_planes(const pool::View5& x, const pool::View5& y, const pool::View5& i
   using A = opmath_t<T>;
   const int64_t height = x.sizes[3], width = x.sizes[4];
   const int64_t steps[3] = {windows[0].step, windows[1].step, windows[2].step};
-  const int64_t xc = x.strides[1], yc = y.strides[1], ic = ix.strides[1];
+  const int64_t yc = y.strides[1], ic = ix.strides[1];
   pool::for_each_group(x, x.sizes[2] * height * width, [&](int64_t n, int64_t c0, int64_t count) {
+   pool::with_unit_stride(x.strides[1], [&](auto unit) {
+    const int64_t xc = decltype(unit)::value ? 1 : x.strides[1];
     const T* in = x.ptr<T>() + pool::plane_offset(x, n, c0);
     T* out = y.ptr<T>() + pool::plane_offset(y, n, c0);
     I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c0);
@@ -74,6 +76,7 @@ void max_planes(const pool::View5& x, const pool::View5& y, const pool::View5& i
         dst_idx[c * ic] = static_cast<I>(at[c]);
       }
     });
+   });
   });
 }
 

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/core/nd_iter.h"
@@ -66,6 +67,18 @@ void for_each_group(const View5& layout, int64_t work, Body&& body) {
       body(p / groups, c0, std::min(group, channels - c0));
     }
   });
+}
+
+// Calls f(std::true_type) when channels are adjacent in memory (stride 1),
+// f(std::false_type) otherwise: the first instantiation's channel loops see
+// a constant stride and vectorize.
+template <class F>
+void with_unit_stride(int64_t channel_stride, F&& f) {
+  if (channel_stride == 1) {
+    f(std::true_type{});
+  } else {
+    f(std::false_type{});
+  }
 }
 
 // Element offset of spatial position (d, h, w) in a 5-d view's plane.
