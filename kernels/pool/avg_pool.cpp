@@ -4,6 +4,7 @@
 // divisor_override, else the padded span (count_include_pad) or the count
 // of input elements; adaptive windows divide by each dim's length in turn
 // (sum / kd / kh / kw), which is how CPU rounds.
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -70,7 +71,7 @@ void avg_planes(const pool::View5& x, const pool::View5& y, const Windows& windo
         for (int64_t c = 0; c < count; ++c) dst[c * yc] = T(0);
         return;
       }
-      sum.fill(A(0));
+      std::fill_n(sum.begin(), count, A(0));
       for (int64_t d = wd.begin; d < wd.end; ++d) {
         for (int64_t h = wh.begin; h < wh.end; ++h) {
           for (int64_t w = ww.begin; w < ww.end; ++w) {

@@ -2,8 +2,10 @@
 // An index is the flat position of the maximum within its input plane
 // ((d * H + h) * W + w), the first maximum unless a NaN comes: a NaN wins,
 // the last one seen, as PyTorch CPU decides.
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -36,7 +38,9 @@ A lowest() {
   }
 }
 
-template <class T, class I>
+// P holds positions while searching: 32 bits beside 32-bit values, so the
+// channel loop's selects have one lane width and vectorize.
+template <class T, class I, class P>
 void max_planes(const pool::View5& x, const pool::View5& y, const pool::View5& ix, const Windows& windows) {
   using A = opmath_t<T>;
   const int64_t height = x.sizes[3], width = x.sizes[4];
@@ -49,16 +53,16 @@ void max_planes(const pool::View5& x, const pool::View5& y, const pool::View5& i
     T* out = y.ptr<T>() + pool::plane_offset(y, n, c0);
     I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c0);
     std::array<A, pool::kGroup> best;
-    std::array<int64_t, pool::kGroup> at;
+    std::array<P, pool::kGroup> at;
     pool::for_each_output(windows, [&](int64_t od, int64_t oh, int64_t ow, const Window& wd, const Window& wh,
                                        const Window& ww) {
-      best.fill(lowest<A>());
-      at.fill((wd.begin * height + wh.begin) * width + ww.begin);
+      std::fill_n(best.begin(), count, lowest<A>());
+      std::fill_n(at.begin(), count, static_cast<P>((wd.begin * height + wh.begin) * width + ww.begin));
       for (int64_t d = wd.begin; d < wd.end; d += steps[0]) {
         for (int64_t h = wh.begin; h < wh.end; h += steps[1]) {
           for (int64_t w = ww.begin; w < ww.end; w += steps[2]) {
             const T* src = in + pool::spatial_offset(x, d, h, w);
-            const int64_t pos = (d * height + h) * width + w;
+            const P pos = static_cast<P>((d * height + h) * width + w);
             // Branch-free, so the loop along contiguous channels vectorizes.
             for (int64_t c = 0; c < count; ++c) {
               const A v = static_cast<A>(src[c * xc]);
@@ -101,7 +105,14 @@ void visit_poolable(const char* op, DType dtype, F&& f) {
 void run_max(const char* op, const pool::View5& x, const pool::View5& y, const pool::View5& ix, const Windows& w) {
   visit_poolable(op, x.dtype, [&](auto tag) {
     visit_index(op, ix.dtype, [&](auto itag) {
-      max_planes<typename decltype(tag)::type, typename decltype(itag)::type>(x, y, ix, w);
+      using T = typename decltype(tag)::type;
+      using I = typename decltype(itag)::type;
+      const bool narrow = sizeof(opmath_t<T>) <= 4 && x.sizes[2] * x.sizes[3] * x.sizes[4] <= INT32_MAX;
+      if (narrow) {
+        max_planes<T, I, int32_t>(x, y, ix, w);
+      } else {
+        max_planes<T, I, int64_t>(x, y, ix, w);
+      }
     });
   });
 }
