@@ -87,6 +87,13 @@ TEST_CASE("an NC1HWC0 input pools as its NCHW values", "[pool]") {
   npu::kernels::avg_pool(input, view_of(got_avg, out_shape), p, false, 0);
   REQUIRE(got_max == ref_max);
   REQUIRE(got_idx == ref_idx);
+  // CANN's aclnnMaxPool2dWithIndices may hand int32 indices: the same positions.
+  std::vector<int32_t> idx32(numel);
+  std::vector<float> max32(numel);
+  npu::kernels::max_pool(input, view_of(max32, out_shape),
+                         TensorView{idx32.data(), DType::Int32, out_shape, npu::kernels::contiguous_strides(out_shape)},
+                         p);
+  REQUIRE(std::equal(idx32.begin(), idx32.end(), ref_idx.begin()));
   REQUIRE(got_avg == ref_avg);
 
   // The plain result against loops written here: max over each clipped window.

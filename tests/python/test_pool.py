@@ -369,3 +369,16 @@ def test_backward_index_out_of_range_raises():
         torch.npu.synchronize()
     # The stream stays usable.
     torch.testing.assert_close(F.avg_pool2d(x.npu(), 2).cpu(), F.avg_pool2d(x, 2))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
+def test_channels_last_groups_of_channels(dtype):
+    """Channels-innermost operands pool 64 channels per task: 70 channels make a full and a partial group."""
+    x = sample((2, 70, 9, 8), dtype, seed=11).to(memory_format=torch.channels_last)
+    check(lambda t: F.max_pool2d(t, 3, 2, 1, return_indices=True), x, exact=True)
+    check(lambda t: F.avg_pool2d(t, 3, 2, 1, count_include_pad=False), x, exact=False)
+    check(lambda t: F.adaptive_avg_pool2d(t, (4, 3)), x, exact=False)
+    check(lambda t: F.adaptive_max_pool2d(t, (4, 3), return_indices=True), x, exact=True)
+    x3 = sample((1, 70, 4, 5, 6), dtype, seed=12).to(memory_format=torch.channels_last_3d)
+    check(lambda t: F.max_pool3d(t, 2, 2, 1, return_indices=True), x3, exact=True)
+    check(lambda t: F.adaptive_avg_pool3d(t, (2, 3, 2)), x3, exact=False)
