@@ -201,6 +201,32 @@ def conv_rows(quick: bool) -> list[Row]:
         rows.append(Row("conv", name, c, d, "GFLOP/s", d / c, f">= {CONV_TARGET}x"))
     return rows
 
+# ---- pooling (wave 3, pool) ------------------------------------------------------------
+
+def _pool_steps(device: str) -> dict[str, Callable[[], object]]:
+    """Forward + backward of resnet18's pools at batch 8, 3x64x64 inputs
+    (max 3x3/2 on 64x32x32, global average on 512x2x2), NCHW and channels_last."""
+    torch.manual_seed(0)
+    steps: dict[str, Callable[[], object]] = {}
+    for layout, fmt in (("", torch.contiguous_format), ("_cl", torch.channels_last)):
+        x = torch.randn(8, 64, 32, 32, device=device).to(memory_format=fmt).requires_grad_()
+        g = torch.randn(8, 64, 16, 16, device=device).to(memory_format=fmt)
+        feat = torch.randn(8, 512, 2, 2, device=device).to(memory_format=fmt).requires_grad_()
+
+        def maxpool(x=x, g=g) -> object:
+            return torch.autograd.grad(torch.nn.functional.max_pool2d(x, 3, 2, 1), x, g)
+
+        def avgpool(x=x) -> object:
+            y = torch.nn.functional.avg_pool2d(x, 2)
+            return torch.autograd.grad(y, x, torch.ones_like(y))
+
+        def adaptive(feat=feat) -> object:
+            y = torch.nn.functional.adaptive_avg_pool2d(feat, (1, 1))
+            return torch.autograd.grad(y, feat, torch.ones_like(y))
+
+        steps.update({f"maxpool{layout}": maxpool, f"avgpool{layout}": avgpool, f"adaptive{layout}": adaptive})
+    return steps
+
 
 def memcpy_bandwidth(n: int) -> float:
     src = torch.randn(n)
@@ -252,6 +278,13 @@ def run(quick: bool) -> tuple[list[Row], float]:
     rows += _gemm_rows(quick)  # matmul (issue 14)
 
     rows += conv_rows(quick)
+
+    # pooling (wave 3, pool): forward + backward per step
+    cpu_pool, npu_pool = _pool_steps("cpu"), _pool_steps("npu")
+    for name in cpu_pool:
+        c = _time(cpu_pool[name], "cpu", iters // 20) * 1e6
+        d = _time(npu_pool[name], "npu", iters // 20) * 1e6
+        rows.append(Row("pool", name, c, d, "us/step", d / c, "-"))
     return rows, memcpy_bandwidth(n)
 
 

@@ -55,98 +55,137 @@ std::vector<int64_t> output_size(int64_t rank, const aclIntArray* outputSize) {
   return size;
 }
 
+// The input a forward pooling reads: a base-format view, or an NC1HWC0
+// tensor's storage read in place (its channel blocks are contiguous, so the
+// kernels pool it without a format transform). Other private formats are
+// refused by name.
+kn::PoolInput pool_input(const aclTensor* self, int64_t rank) {
+  require_tensor(self, "self");
+  if (self->format != ACL_FORMAT_NC1HWC0) return self->view();
+  constexpr int64_t kC0 = 16;
+  // A 3-d (C, H, W) tensor is stored as the 4-d [1, C, H, W] (FORMATS.md).
+  const Shape& d = self->view_dims;
+  const bool batched = d.size() == 4;
+  if (rank != 2 || (d.size() != 4 && d.size() != 3) || self->offset != 0) {
+    fail(ACLNN_ERR_PARAM_INVALID, "self in NC1HWC0 must be a whole 3-d or 4-d tensor, got shape " +
+                                      kn::shape_str(d) + " at offset " + std::to_string(self->offset));
+  }
+  const int64_t n = batched ? d[0] : 1, c1 = (d[d.size() - 3] + kC0 - 1) / kC0;
+  const int64_t height = d[d.size() - 2], width = d[d.size() - 1];
+  if (self->storage_dims != Shape{n, c1, height, width, kC0}) {
+    fail(ACLNN_ERR_PARAM_INVALID, "self in NC1HWC0 of shape " + kn::shape_str(d) +
+                                      " must have storage dims [N, C1, H, W, 16], got " +
+                                      kn::shape_str(self->storage_dims));
+  }
+  const TensorView storage = self->unchecked_view();
+  const int64_t plane = height * width * kC0;
+  Shape strides{1, width * kC0, kC0};
+  if (batched) strides.insert(strides.begin(), plane * c1);
+  const TensorView v{storage.data, self->dtype, d, strides};
+  return kn::PoolInput(v, kC0, plane);
+}
+
+// Backward entries read self's shape and dtype only: any format will do.
+void require_shape_donor(const aclTensor* self) { require_tensor(self, "self"); }
+
 }  // namespace
 
 TaskBody max_pool_task(int64_t rank, const aclTensor* self, const aclIntArray* kernelSize, const aclIntArray* stride,
                        const aclIntArray* padding, const aclIntArray* dilation, bool ceilMode, aclTensor* out,
                        aclTensor* indices) {
-  const auto v = require_views<3>({{{self, "self"}, {out, "out"}, {indices, "indices"}}});
+  const kn::PoolInput x = pool_input(self, rank);
+  const auto v = require_views<2>({{{out, "out"}, {indices, "indices"}}});
   const PoolParams p = params("max_pool", rank, kernelSize, stride, padding, dilation, ceilMode);
-  const Shape shape = kn::pooled_shape("max_pool", v[0].sizes, p);
+  const Shape shape = kn::pooled_shape("max_pool", x.view.sizes, p);
   require_shape(out, shape, "out");
   require_same_dtype(out, "out", self, "self");
   require_shape(indices, shape, "indices");
   require_indices(indices);
-  return [v, p] { kn::max_pool(v[0], v[1], v[2], p); };
+  return [x, v, p] { kn::max_pool(x, v[0], v[1], p); };
 }
 
 TaskBody max_pool_backward_task(int64_t rank, const aclTensor* gradOutput, const aclTensor* self,
                                 const aclTensor* indices, const aclIntArray* kernelSize, const aclIntArray* stride,
                                 const aclIntArray* padding, const aclIntArray* dilation, bool ceilMode,
                                 aclTensor* gradInput) {
-  const auto v = require_views<4>(
-      {{{gradOutput, "gradOutput"}, {self, "self"}, {indices, "indices"}, {gradInput, "gradInput"}}});
+  require_shape_donor(self);
+  const auto v = require_views<3>({{{gradOutput, "gradOutput"}, {indices, "indices"}, {gradInput, "gradInput"}}});
   const PoolParams p = params("max_pool backward", rank, kernelSize, stride, padding, dilation, ceilMode);
-  const Shape pooled = kn::pooled_shape("max_pool backward", v[1].sizes, p);
+  const Shape pooled = kn::pooled_shape("max_pool backward", self->view_dims, p);
   check_backward(gradOutput, self, gradInput, pooled);
   require_shape(indices, pooled, "indices");
   require_indices(indices);
-  return [v, rank] { kn::max_pool_backward(v[0], v[2], v[3], rank); };
+  return [v, rank] { kn::max_pool_backward(v[0], v[1], v[2], rank); };
 }
 
 TaskBody avg_pool_task(int64_t rank, const aclTensor* self, const aclIntArray* kernelSize, const aclIntArray* stride,
                        const aclIntArray* padding, bool ceilMode, bool countIncludePad, int64_t divisorOverride,
                        aclTensor* out) {
-  const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
+  const kn::PoolInput x = pool_input(self, rank);
+  const auto v = require_views<1>({{{out, "out"}}});
   const PoolParams p = params("avg_pool", rank, kernelSize, stride, padding, nullptr, ceilMode);
-  require_shape(out, kn::pooled_shape("avg_pool", v[0].sizes, p), "out");
+  require_shape(out, kn::pooled_shape("avg_pool", x.view.sizes, p), "out");
   require_same_dtype(out, "out", self, "self");
-  return [v, p, countIncludePad, divisorOverride] { kn::avg_pool(v[0], v[1], p, countIncludePad, divisorOverride); };
+  return [x, v, p, countIncludePad, divisorOverride] { kn::avg_pool(x, v[0], p, countIncludePad, divisorOverride); };
 }
 
 TaskBody avg_pool_backward_task(int64_t rank, const aclTensor* gradOutput, const aclTensor* self,
                                 const aclIntArray* kernelSize, const aclIntArray* stride, const aclIntArray* padding,
                                 bool ceilMode, bool countIncludePad, int64_t divisorOverride, aclTensor* gradInput) {
-  const auto v = require_views<3>({{{gradOutput, "gradOutput"}, {self, "self"}, {gradInput, "gradInput"}}});
+  require_shape_donor(self);
+  const auto v = require_views<2>({{{gradOutput, "gradOutput"}, {gradInput, "gradInput"}}});
   const PoolParams p = params("avg_pool backward", rank, kernelSize, stride, padding, nullptr, ceilMode);
-  check_backward(gradOutput, self, gradInput, kn::pooled_shape("avg_pool backward", v[1].sizes, p));
+  check_backward(gradOutput, self, gradInput, kn::pooled_shape("avg_pool backward", self->view_dims, p));
   return [v, p, countIncludePad, divisorOverride] {
-    kn::avg_pool_backward(v[0], v[2], p, countIncludePad, divisorOverride);
+    kn::avg_pool_backward(v[0], v[1], p, countIncludePad, divisorOverride);
   };
 }
 
 TaskBody adaptive_avg_pool_task(int64_t rank, const aclTensor* self, const aclIntArray* outputSize, aclTensor* out) {
-  const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
-  require_shape(out, kn::adaptive_shape("adaptive_avg_pool", v[0].sizes, output_size(rank, outputSize)), "out");
+  const kn::PoolInput x = pool_input(self, rank);
+  const auto v = require_views<1>({{{out, "out"}}});
+  require_shape(out, kn::adaptive_shape("adaptive_avg_pool", x.view.sizes, output_size(rank, outputSize)), "out");
   require_same_dtype(out, "out", self, "self");
-  return [v, rank] { kn::adaptive_avg_pool(v[0], v[1], rank); };
+  return [x, v, rank] { kn::adaptive_avg_pool(x, v[0], rank); };
 }
 
 TaskBody adaptive_avg_pool_backward_task(int64_t rank, const aclTensor* gradOutput, const aclTensor* self,
                                          aclTensor* gradInput) {
-  const auto v = require_views<3>({{{gradOutput, "gradOutput"}, {self, "self"}, {gradInput, "gradInput"}}});
-  if (v[0].dim() != v[1].dim() || v[1].dim() <= rank) {
+  require_shape_donor(self);
+  const auto v = require_views<2>({{{gradOutput, "gradOutput"}, {gradInput, "gradInput"}}});
+  if (v[0].dim() != static_cast<int64_t>(self->view_dims.size()) || v[0].dim() <= rank) {
     fail(ACLNN_ERR_PARAM_INVALID, "gradOutput and self must have one rank, above " + std::to_string(rank));
   }
   const std::vector<int64_t> size(v[0].sizes.end() - rank, v[0].sizes.end());
-  check_backward(gradOutput, self, gradInput, kn::adaptive_shape("adaptive_avg_pool backward", v[1].sizes, size));
-  return [v, rank] { kn::adaptive_avg_pool_backward(v[0], v[2], rank); };
+  check_backward(gradOutput, self, gradInput, kn::adaptive_shape("adaptive_avg_pool backward", self->view_dims, size));
+  return [v, rank] { kn::adaptive_avg_pool_backward(v[0], v[1], rank); };
 }
 
 TaskBody adaptive_max_pool_task(int64_t rank, const aclTensor* self, const aclIntArray* outputSize, aclTensor* out,
                                 aclTensor* indices) {
-  const auto v = require_views<3>({{{self, "self"}, {out, "out"}, {indices, "indices"}}});
-  const Shape shape = kn::adaptive_shape("adaptive_max_pool", v[0].sizes, output_size(rank, outputSize));
+  const kn::PoolInput x = pool_input(self, rank);
+  const auto v = require_views<2>({{{out, "out"}, {indices, "indices"}}});
+  const Shape shape = kn::adaptive_shape("adaptive_max_pool", x.view.sizes, output_size(rank, outputSize));
   require_shape(out, shape, "out");
   require_same_dtype(out, "out", self, "self");
   require_shape(indices, shape, "indices");
   require_indices(indices);
-  return [v, rank] { kn::adaptive_max_pool(v[0], v[1], v[2], rank); };
+  return [x, v, rank] { kn::adaptive_max_pool(x, v[0], v[1], rank); };
 }
 
 TaskBody adaptive_max_pool_backward_task(int64_t rank, const aclTensor* gradOutput, const aclTensor* self,
                                          const aclTensor* indices, aclTensor* gradInput) {
-  const auto v = require_views<4>(
-      {{{gradOutput, "gradOutput"}, {self, "self"}, {indices, "indices"}, {gradInput, "gradInput"}}});
-  if (v[0].dim() != v[1].dim() || v[1].dim() <= rank) {
+  require_shape_donor(self);
+  const auto v = require_views<3>({{{gradOutput, "gradOutput"}, {indices, "indices"}, {gradInput, "gradInput"}}});
+  if (v[0].dim() != static_cast<int64_t>(self->view_dims.size()) || v[0].dim() <= rank) {
     fail(ACLNN_ERR_PARAM_INVALID, "gradOutput and self must have one rank, above " + std::to_string(rank));
   }
   const std::vector<int64_t> size(v[0].sizes.end() - rank, v[0].sizes.end());
-  const Shape pooled = kn::adaptive_shape("adaptive_max_pool backward", v[1].sizes, size);
+  const Shape pooled = kn::adaptive_shape("adaptive_max_pool backward", self->view_dims, size);
   check_backward(gradOutput, self, gradInput, pooled);
   require_shape(indices, pooled, "indices");
   require_indices(indices);
-  return [v, rank] { kn::max_pool_backward(v[0], v[2], v[3], rank); };
+  return [v, rank] { kn::max_pool_backward(v[0], v[1], v[2], rank); };
 }
 
 }  // namespace npu::emu

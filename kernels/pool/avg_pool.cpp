@@ -4,6 +4,8 @@
 // divisor_override, else the padded span (count_include_pad) or the count
 // of input elements; adaptive windows divide by each dim's length in turn
 // (sum / kd / kh / kw), which is how CPU rounds.
+#include <algorithm>
+#include <array>
 #include <string>
 
 #include "kernels/core/dtype_dispatch.h"
@@ -53,61 +55,72 @@ bool empty(const Window& wd, const Window& wh, const Window& ww) {
 }
 
 template <class T>
-void avg_planes(const TensorView& x, const TensorView& y, const Windows& windows, const Divisor& divisor) {
+void avg_planes(const pool::View5& x, const pool::View5& y, const Windows& windows, const Divisor& divisor) {
   using A = opmath_t<T>;
-  pool::for_each_plane(x, x.sizes[2] * x.sizes[3] * x.sizes[4], [&](int64_t n, int64_t c) {
-    const T* in = x.ptr<T>() + pool::plane_offset(x, n, c);
-    T* out = y.ptr<T>() + pool::plane_offset(y, n, c);
+  const int64_t yc = y.strides[1];
+  pool::for_each_group(x, x.sizes[2] * x.sizes[3] * x.sizes[4], [&](int64_t n, int64_t c0, int64_t count) {
+   pool::with_unit_stride(x.strides[1], [&](auto unit) {
+    const int64_t xc = decltype(unit)::value ? 1 : x.strides[1];
+    const T* in = x.ptr<T>() + pool::plane_offset(x, n, c0);
+    T* out = y.ptr<T>() + pool::plane_offset(y, n, c0);
+    std::array<A, pool::kGroup> sum;
     pool::for_each_output(windows, [&](int64_t od, int64_t oh, int64_t ow, const Window& wd, const Window& wh,
                                        const Window& ww) {
-      T& result = out[pool::spatial_offset(y, od, oh, ow)];
+      T* dst = out + pool::spatial_offset(y, od, oh, ow);
       if (empty(wd, wh, ww)) {
-        result = T(0);
+        for (int64_t c = 0; c < count; ++c) dst[c * yc] = T(0);
         return;
       }
-      if (divisor.in_element_type) {
-        T sum = T(0);
-        for (int64_t d = wd.begin; d < wd.end; ++d) {
-          for (int64_t h = wh.begin; h < wh.end; ++h) {
-            for (int64_t w = ww.begin; w < ww.end; ++w) {
-              sum = static_cast<T>(static_cast<A>(sum) + static_cast<A>(in[pool::spatial_offset(x, d, h, w)]));
+      std::fill_n(sum.begin(), count, A(0));
+      for (int64_t d = wd.begin; d < wd.end; ++d) {
+        for (int64_t h = wh.begin; h < wh.end; ++h) {
+          for (int64_t w = ww.begin; w < ww.end; ++w) {
+            const T* src = in + pool::spatial_offset(x, d, h, w);
+            if (divisor.in_element_type) {  // rounded to T at every step
+              for (int64_t c = 0; c < count; ++c) sum[c] = static_cast<A>(static_cast<T>(sum[c] + static_cast<A>(src[c * xc])));
+            } else {
+              for (int64_t c = 0; c < count; ++c) sum[c] += static_cast<A>(src[c * xc]);
             }
           }
         }
-        result = divisor.delta(sum, wd, wh, ww);
-        return;
       }
-      A sum = A(0);
-      for (int64_t d = wd.begin; d < wd.end; ++d) {
-        for (int64_t h = wh.begin; h < wh.end; ++h) {
-          for (int64_t w = ww.begin; w < ww.end; ++w) sum += static_cast<A>(in[pool::spatial_offset(x, d, h, w)]);
-        }
+      for (int64_t c = 0; c < count; ++c) {
+        dst[c * yc] = divisor.in_element_type ? divisor.delta(static_cast<T>(sum[c]), wd, wh, ww)
+                                              : static_cast<T>(divisor.apply(sum[c], wd, wh, ww));
       }
-      result = static_cast<T>(divisor.apply(sum, wd, wh, ww));
     });
+   });
   });
 }
 
 template <class T>
-void avg_backward_planes(const TensorView& go, const TensorView& gi, const Windows& windows, const Divisor& divisor) {
+void avg_backward_planes(const pool::View5& go, const pool::View5& gi, const Windows& windows, const Divisor& divisor) {
   using A = opmath_t<T>;
-  pool::for_each_plane(gi, gi.sizes[2] * gi.sizes[3] * gi.sizes[4], [&](int64_t n, int64_t c) {
-    const T* g = go.ptr<T>() + pool::plane_offset(go, n, c);
-    T* out = gi.ptr<T>() + pool::plane_offset(gi, n, c);
-    pool::zero_plane(gi, out);
+  const int64_t gc = go.strides[1];
+  pool::for_each_group(gi, gi.sizes[2] * gi.sizes[3] * gi.sizes[4], [&](int64_t n, int64_t c0, int64_t count) {
+   pool::with_unit_stride(gi.strides[1], [&](auto unit) {
+    const int64_t oc = decltype(unit)::value ? 1 : gi.strides[1];
+    const T* g = go.ptr<T>() + pool::plane_offset(go, n, c0);
+    T* out = gi.ptr<T>() + pool::plane_offset(gi, n, c0);
+    pool::zero_channels(gi, out, count);
+    std::array<A, pool::kGroup> delta;
     pool::for_each_output(windows, [&](int64_t od, int64_t oh, int64_t ow, const Window& wd, const Window& wh,
                                        const Window& ww) {
       if (empty(wd, wh, ww)) return;
-      const A delta = static_cast<A>(divisor.delta(g[pool::spatial_offset(go, od, oh, ow)], wd, wh, ww));
+      const T* g_at = g + pool::spatial_offset(go, od, oh, ow);
+      for (int64_t c = 0; c < count; ++c) delta[c] = static_cast<A>(divisor.delta(g_at[c * gc], wd, wh, ww));
       for (int64_t d = wd.begin; d < wd.end; ++d) {
         for (int64_t h = wh.begin; h < wh.end; ++h) {
           for (int64_t w = ww.begin; w < ww.end; ++w) {
-            T& target = out[pool::spatial_offset(gi, d, h, w)];
-            target = static_cast<T>(static_cast<A>(target) + delta);
+            T* target = out + pool::spatial_offset(gi, d, h, w);
+            for (int64_t c = 0; c < count; ++c) {
+              target[c * oc] = static_cast<T>(static_cast<A>(target[c * oc]) + delta[c]);
+            }
           }
         }
       }
     });
+   });
   });
 }
 
@@ -129,22 +142,22 @@ void check_same(const char* op, const char* name, const TensorView& t, const Sha
   }
 }
 
-void forward(const char* op, const TensorView& x, const TensorView& y, const Windows& w, const Divisor& div) {
+void forward(const char* op, const pool::View5& x, const pool::View5& y, const Windows& w, const Divisor& div) {
   visit_averageable(op, x.dtype, [&](auto tag) { avg_planes<typename decltype(tag)::type>(x, y, w, div); });
 }
 
-void backward(const char* op, const TensorView& go, const TensorView& gi, const Windows& w, const Divisor& div) {
+void backward(const char* op, const pool::View5& go, const pool::View5& gi, const Windows& w, const Divisor& div) {
   visit_averageable(op, gi.dtype,
                     [&](auto tag) { avg_backward_planes<typename decltype(tag)::type>(go, gi, w, div); });
 }
 
 }  // namespace
 
-void avg_pool(const TensorView& self, const TensorView& out, const PoolParams& p, bool count_include_pad,
+void avg_pool(const PoolInput& self, const TensorView& out, const PoolParams& p, bool count_include_pad,
               int64_t divisor_override) {
   const int64_t rank = static_cast<int64_t>(p.kernel.size());
-  check_same("avg_pool", "out", out, pooled_shape("avg_pool", self.sizes, p), self.dtype);
-  const TensorView x = pool::as_5d(self, rank), y = pool::as_5d(out, rank);
+  check_same("avg_pool", "out", out, pooled_shape("avg_pool", self.view.sizes, p), self.view.dtype);
+  const pool::View5 x = pool::as_5d(self, rank), y = pool::as_5d(out, rank);
   forward("avg_pool", x, y, pool::sliding_windows(x, y, p, pool::Kind::Avg),
           Divisor{false, count_include_pad, divisor_override});
 }
@@ -154,16 +167,16 @@ void avg_pool_backward(const TensorView& grad_output, const TensorView& grad_inp
   const int64_t rank = static_cast<int64_t>(p.kernel.size());
   check_same("avg_pool backward", "grad_output", grad_output, pooled_shape("avg_pool", grad_input.sizes, p),
              grad_input.dtype);
-  const TensorView go = pool::as_5d(grad_output, rank), gi = pool::as_5d(grad_input, rank);
+  const pool::View5 go = pool::as_5d(grad_output, rank), gi = pool::as_5d(grad_input, rank);
   backward("avg_pool backward", go, gi, pool::sliding_windows(gi, go, p, pool::Kind::Avg),
            Divisor{false, count_include_pad, divisor_override});
 }
 
-void adaptive_avg_pool(const TensorView& self, const TensorView& out, int64_t rank) {
-  if (out.dim() != self.dim()) throw KernelError("adaptive_avg_pool: out must have self's rank");
+void adaptive_avg_pool(const PoolInput& self, const TensorView& out, int64_t rank) {
+  if (out.dim() != self.view.dim()) throw KernelError("adaptive_avg_pool: out must have self's rank");
   const std::vector<int64_t> size(out.sizes.end() - rank, out.sizes.end());
-  check_same("adaptive_avg_pool", "out", out, adaptive_shape("adaptive_avg_pool", self.sizes, size), self.dtype);
-  const TensorView x = pool::as_5d(self, rank), y = pool::as_5d(out, rank);
+  check_same("adaptive_avg_pool", "out", out, adaptive_shape("adaptive_avg_pool", self.view.sizes, size), self.view.dtype);
+  const pool::View5 x = pool::as_5d(self, rank), y = pool::as_5d(out, rank);
   forward("adaptive_avg_pool", x, y, pool::adaptive_windows(x, y), Divisor{true, true, 0, rank == 3});
 }
 
@@ -172,7 +185,7 @@ void adaptive_avg_pool_backward(const TensorView& grad_output, const TensorView&
   const std::vector<int64_t> size(grad_output.sizes.end() - rank, grad_output.sizes.end());
   check_same("adaptive_avg_pool backward", "grad_output", grad_output,
              adaptive_shape("adaptive_avg_pool", grad_input.sizes, size), grad_input.dtype);
-  const TensorView go = pool::as_5d(grad_output, rank), gi = pool::as_5d(grad_input, rank);
+  const pool::View5 go = pool::as_5d(grad_output, rank), gi = pool::as_5d(grad_input, rank);
   backward("adaptive_avg_pool backward", go, gi, pool::adaptive_windows(gi, go), Divisor{true});
 }
 

@@ -2,7 +2,10 @@
 // An index is the flat position of the maximum within its input plane
 // ((d * H + h) * W + w), the first maximum unless a NaN comes: a NaN wins,
 // the last one seen, as PyTorch CPU decides.
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -35,33 +38,49 @@ A lowest() {
   }
 }
 
-template <class T, class I>
-void max_planes(const TensorView& x, const TensorView& y, const TensorView& ix, const Windows& windows) {
+// P holds positions while searching: 32 bits beside 32-bit values, so the
+// channel loop's selects have one lane width and vectorize.
+template <class T, class I, class P>
+void max_planes(const pool::View5& x, const pool::View5& y, const pool::View5& ix, const Windows& windows) {
   using A = opmath_t<T>;
   const int64_t height = x.sizes[3], width = x.sizes[4];
   const int64_t steps[3] = {windows[0].step, windows[1].step, windows[2].step};
-  pool::for_each_plane(x, x.sizes[2] * height * width, [&](int64_t n, int64_t c) {
-    const T* in = x.ptr<T>() + pool::plane_offset(x, n, c);
-    T* out = y.ptr<T>() + pool::plane_offset(y, n, c);
-    I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c);
+  const int64_t yc = y.strides[1], ic = ix.strides[1];
+  pool::for_each_group(x, x.sizes[2] * height * width, [&](int64_t n, int64_t c0, int64_t count) {
+   pool::with_unit_stride(x.strides[1], [&](auto unit) {
+    const int64_t xc = decltype(unit)::value ? 1 : x.strides[1];
+    const T* in = x.ptr<T>() + pool::plane_offset(x, n, c0);
+    T* out = y.ptr<T>() + pool::plane_offset(y, n, c0);
+    I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c0);
+    std::array<A, pool::kGroup> best;
+    std::array<P, pool::kGroup> at;
     pool::for_each_output(windows, [&](int64_t od, int64_t oh, int64_t ow, const Window& wd, const Window& wh,
                                        const Window& ww) {
-      A best = lowest<A>();
-      int64_t at = (wd.begin * height + wh.begin) * width + ww.begin;
+      std::fill_n(best.begin(), count, lowest<A>());
+      std::fill_n(at.begin(), count, static_cast<P>((wd.begin * height + wh.begin) * width + ww.begin));
       for (int64_t d = wd.begin; d < wd.end; d += steps[0]) {
         for (int64_t h = wh.begin; h < wh.end; h += steps[1]) {
           for (int64_t w = ww.begin; w < ww.end; w += steps[2]) {
-            const A v = static_cast<A>(in[pool::spatial_offset(x, d, h, w)]);
-            if (v > best || is_nan(v)) {
-              best = v;
-              at = (d * height + h) * width + w;
+            const T* src = in + pool::spatial_offset(x, d, h, w);
+            const P pos = static_cast<P>((d * height + h) * width + w);
+            // Branch-free, so the loop along contiguous channels vectorizes.
+            for (int64_t c = 0; c < count; ++c) {
+              const A v = static_cast<A>(src[c * xc]);
+              const bool take = v > best[c] || is_nan(v);
+              best[c] = take ? v : best[c];
+              at[c] = take ? pos : at[c];
             }
           }
         }
       }
-      out[pool::spatial_offset(y, od, oh, ow)] = static_cast<T>(best);
-      idx[pool::spatial_offset(ix, od, oh, ow)] = static_cast<I>(at);
+      T* dst = out + pool::spatial_offset(y, od, oh, ow);
+      I* dst_idx = idx + pool::spatial_offset(ix, od, oh, ow);
+      for (int64_t c = 0; c < count; ++c) {
+        dst[c * yc] = static_cast<T>(best[c]);
+        dst_idx[c * ic] = static_cast<I>(at[c]);
+      }
     });
+   });
   });
 }
 
@@ -83,34 +102,46 @@ void visit_poolable(const char* op, DType dtype, F&& f) {
   });
 }
 
-void run_max(const char* op, const TensorView& x, const TensorView& y, const TensorView& ix, const Windows& w) {
+void run_max(const char* op, const pool::View5& x, const pool::View5& y, const pool::View5& ix, const Windows& w) {
   visit_poolable(op, x.dtype, [&](auto tag) {
     visit_index(op, ix.dtype, [&](auto itag) {
-      max_planes<typename decltype(tag)::type, typename decltype(itag)::type>(x, y, ix, w);
+      using T = typename decltype(tag)::type;
+      using I = typename decltype(itag)::type;
+      const bool narrow = sizeof(opmath_t<T>) <= 4 && x.sizes[2] * x.sizes[3] * x.sizes[4] <= INT32_MAX;
+      if (narrow) {
+        max_planes<T, I, int32_t>(x, y, ix, w);
+      } else {
+        max_planes<T, I, int64_t>(x, y, ix, w);
+      }
     });
   });
 }
 
 template <class T, class I>
-void scatter_planes(const TensorView& go, const TensorView& ix, const TensorView& gi) {
+void scatter_planes(const pool::View5& go, const pool::View5& ix, const pool::View5& gi) {
+  using A = opmath_t<T>;
   const int64_t plane = gi.sizes[2] * gi.sizes[3] * gi.sizes[4];
   const int64_t height = gi.sizes[3], width = gi.sizes[4];
-  pool::for_each_plane(gi, plane + go.sizes[2] * go.sizes[3] * go.sizes[4], [&](int64_t n, int64_t c) {
-    const T* g = go.ptr<T>() + pool::plane_offset(go, n, c);
-    const I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c);
-    T* out = gi.ptr<T>() + pool::plane_offset(gi, n, c);
-    pool::zero_plane(gi, out);
+  const int64_t gc = go.strides[1], ic = ix.strides[1], oc = gi.strides[1];
+  pool::for_each_group(gi, plane + go.sizes[2] * go.sizes[3] * go.sizes[4], [&](int64_t n, int64_t c0, int64_t count) {
+    const T* g = go.ptr<T>() + pool::plane_offset(go, n, c0);
+    const I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c0);
+    T* out = gi.ptr<T>() + pool::plane_offset(gi, n, c0);
+    pool::zero_channels(gi, out, count);
     for (int64_t d = 0; d < go.sizes[2]; ++d) {
       for (int64_t h = 0; h < go.sizes[3]; ++h) {
         for (int64_t w = 0; w < go.sizes[4]; ++w) {
-          const int64_t at = static_cast<int64_t>(idx[pool::spatial_offset(ix, d, h, w)]);
-          if (at < 0 || at >= plane) {
-            throw KernelError("max_pool backward: index " + std::to_string(at) +
-                              " is out of range for an input plane of " + std::to_string(plane) + " elements");
+          const T* g_at = g + pool::spatial_offset(go, d, h, w);
+          const I* idx_at = idx + pool::spatial_offset(ix, d, h, w);
+          for (int64_t c = 0; c < count; ++c) {
+            const int64_t at = static_cast<int64_t>(idx_at[c * ic]);
+            if (at < 0 || at >= plane) {
+              throw KernelError("max_pool backward: index " + std::to_string(at) +
+                                " is out of range for an input plane of " + std::to_string(plane) + " elements");
+            }
+            T& target = out[pool::spatial_offset(gi, at / (height * width), (at / width) % height, at % width) + c * oc];
+            target = static_cast<T>(static_cast<A>(target) + static_cast<A>(g_at[c * gc]));
           }
-          T& target = out[pool::spatial_offset(gi, at / (height * width), (at / width) % height, at % width)];
-          target = static_cast<T>(static_cast<opmath_t<T>>(target) +
-                                  static_cast<opmath_t<T>>(g[pool::spatial_offset(go, d, h, w)]));
         }
       }
     }
@@ -126,22 +157,22 @@ void check_same(const char* op, const char* name, const TensorView& t, const Sha
 
 }  // namespace
 
-void max_pool(const TensorView& self, const TensorView& out, const TensorView& indices, const PoolParams& p) {
+void max_pool(const PoolInput& self, const TensorView& out, const TensorView& indices, const PoolParams& p) {
   const int64_t rank = static_cast<int64_t>(p.kernel.size());
-  const Shape shape = pooled_shape("max_pool", self.sizes, p);
-  check_same("max_pool", "out", out, shape, self.dtype);
+  const Shape shape = pooled_shape("max_pool", self.view.sizes, p);
+  check_same("max_pool", "out", out, shape, self.view.dtype);
   if (indices.sizes != shape) throw KernelError("max_pool: indices must have out's shape " + shape_str(shape));
-  const TensorView x = pool::as_5d(self, rank), y = pool::as_5d(out, rank), ix = pool::as_5d(indices, rank);
+  const pool::View5 x = pool::as_5d(self, rank), y = pool::as_5d(out, rank), ix = pool::as_5d(indices, rank);
   run_max("max_pool", x, y, ix, pool::sliding_windows(x, y, p, pool::Kind::Max));
 }
 
-void adaptive_max_pool(const TensorView& self, const TensorView& out, const TensorView& indices, int64_t rank) {
-  if (out.dim() != self.dim()) throw KernelError("adaptive_max_pool: out must have self's rank");
+void adaptive_max_pool(const PoolInput& self, const TensorView& out, const TensorView& indices, int64_t rank) {
+  if (out.dim() != self.view.dim()) throw KernelError("adaptive_max_pool: out must have self's rank");
   std::vector<int64_t> size(out.sizes.end() - rank, out.sizes.end());
-  const Shape shape = adaptive_shape("adaptive_max_pool", self.sizes, size);
-  check_same("adaptive_max_pool", "out", out, shape, self.dtype);
+  const Shape shape = adaptive_shape("adaptive_max_pool", self.view.sizes, size);
+  check_same("adaptive_max_pool", "out", out, shape, self.view.dtype);
   if (indices.sizes != shape) throw KernelError("adaptive_max_pool: indices must have out's shape " + shape_str(shape));
-  const TensorView x = pool::as_5d(self, rank), y = pool::as_5d(out, rank), ix = pool::as_5d(indices, rank);
+  const pool::View5 x = pool::as_5d(self, rank), y = pool::as_5d(out, rank), ix = pool::as_5d(indices, rank);
   run_max("adaptive_max_pool", x, y, ix, pool::adaptive_windows(x, y));
 }
 
@@ -154,7 +185,7 @@ void max_pool_backward(const TensorView& grad_output, const TensorView& indices,
   if (grad_output.dtype != grad_input.dtype) {
     throw KernelError("max_pool backward: grad_output and grad_input must have one dtype");
   }
-  const TensorView go = pool::as_5d(grad_output, rank), ix = pool::as_5d(indices, rank),
+  const pool::View5 go = pool::as_5d(grad_output, rank), ix = pool::as_5d(indices, rank),
                    gi = pool::as_5d(grad_input, rank);
   visit_poolable("max_pool backward", grad_input.dtype, [&](auto tag) {
     visit_index("max_pool backward", ix.dtype, [&](auto itag) {

@@ -13,6 +13,18 @@
 
 namespace npu::kernels {
 
+// The input a forward pooling reads: a strided view, or (block > 0) a
+// channel-blocked one, NC1HWC0's layout: `view` holds the logical sizes
+// [N, C, H, W] and strides {N, 1, H, W} of the storage [N, C1, H, W, C0],
+// channel c sitting at (c / block) * block_stride + c % block.
+struct PoolInput {
+  PoolInput(const TensorView& v) : view(v) {}  // NOLINT: a plain view is the usual input
+  PoolInput(const TensorView& v, int64_t block_size, int64_t stride) : view(v), block(block_size), block_stride(stride) {}
+  TensorView view;
+  int64_t block = 0;
+  int64_t block_stride = 0;
+};
+
 // A sliding-window pooling's parameters, one entry per spatial dim.
 struct PoolParams {
   Shape kernel, stride, padding, dilation;
@@ -37,8 +49,8 @@ Shape pooled_shape(const char* op, const Shape& self, const PoolParams& p);
 Shape adaptive_shape(const char* op, const Shape& self, const std::vector<int64_t>& output_size);
 
 // indices must be int64 or int32 (CANN's aclnnMaxPool2dWithIndices' choice).
-void max_pool(const TensorView& self, const TensorView& out, const TensorView& indices, const PoolParams& p);
-void adaptive_max_pool(const TensorView& self, const TensorView& out, const TensorView& indices, int64_t rank);
+void max_pool(const PoolInput& self, const TensorView& out, const TensorView& indices, const PoolParams& p);
+void adaptive_max_pool(const PoolInput& self, const TensorView& out, const TensorView& indices, int64_t rank);
 // grad_input = 0, then grad_output scattered (added) to each index of its
 // plane; the max pools' backward, sliding or adaptive. `rank` spatial dims.
 void max_pool_backward(const TensorView& grad_output, const TensorView& indices, const TensorView& grad_input,
@@ -46,11 +58,11 @@ void max_pool_backward(const TensorView& grad_output, const TensorView& indices,
 
 // divisor_override 0 = none; any other value (negative too, as in PyTorch)
 // divides every window.
-void avg_pool(const TensorView& self, const TensorView& out, const PoolParams& p, bool count_include_pad,
+void avg_pool(const PoolInput& self, const TensorView& out, const PoolParams& p, bool count_include_pad,
               int64_t divisor_override);
 void avg_pool_backward(const TensorView& grad_output, const TensorView& grad_input, const PoolParams& p,
                        bool count_include_pad, int64_t divisor_override);
-void adaptive_avg_pool(const TensorView& self, const TensorView& out, int64_t rank);
+void adaptive_avg_pool(const PoolInput& self, const TensorView& out, int64_t rank);
 void adaptive_avg_pool_backward(const TensorView& grad_output, const TensorView& grad_input, int64_t rank);
 
 }  // namespace npu::kernels

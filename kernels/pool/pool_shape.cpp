@@ -111,10 +111,19 @@ Shape adaptive_shape(const char* op, const Shape& self, const std::vector<int64_
 
 namespace pool {
 
-TensorView as_5d(const TensorView& t, int64_t rank) {
+View5 as_5d(const PoolInput& t, int64_t rank) {
+  View5 v = as_5d(t.view, rank);
+  v.block = t.block;
+  v.block_stride = t.block_stride;
+  return v;
+}
+
+View5 as_5d(const TensorView& t, int64_t rank) {
   const int64_t nd = t.dim();
   const bool batched = nd == rank + 2;
-  TensorView v{t.data, t.dtype, {}, {}};
+  View5 v;
+  v.data = t.data;
+  v.dtype = t.dtype;
   v.sizes.push_back(batched ? t.sizes[0] : 1);
   v.strides.push_back(batched ? t.strides[0] : 0);
   v.sizes.push_back(t.sizes[nd - rank - 1]);
@@ -130,7 +139,7 @@ TensorView as_5d(const TensorView& t, int64_t rank) {
   return v;
 }
 
-Windows sliding_windows(const TensorView& self5, const TensorView& out5, const PoolParams& p, Kind kind) {
+Windows sliding_windows(const View5& self5, const View5& out5, const PoolParams& p, Kind kind) {
   Windows w;
   const int64_t rank = static_cast<int64_t>(p.kernel.size());
   for (int64_t i = 0; i < rank; ++i) {
@@ -156,7 +165,7 @@ Windows sliding_windows(const TensorView& self5, const TensorView& out5, const P
   return w;
 }
 
-Windows adaptive_windows(const TensorView& self5, const TensorView& out5) {
+Windows adaptive_windows(const View5& self5, const View5& out5) {
   Windows w;
   for (int i = 0; i < 3; ++i) {
     const int64_t in = self5.sizes[2 + i], out = out5.sizes[2 + i];

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/core/nd_iter.h"
@@ -31,30 +32,62 @@ using Windows = std::array<DimWindows, 3>;
 
 enum class Kind { Max, Avg };
 
+// An operand as [N, C, D, H, W]; block > 0: channel-blocked (PoolInput).
+struct View5 : TensorView {
+  int64_t block = 0;
+  int64_t block_stride = 0;
+};
+
 // Sliding windows. Max pooling keeps dilated positions inside the input;
 // avg pooling clips to the input and remembers the padded span.
-Windows sliding_windows(const TensorView& self5, const TensorView& out5, const PoolParams& p, Kind kind);
+Windows sliding_windows(const View5& self5, const View5& out5, const PoolParams& p, Kind kind);
 // Adaptive windows: [floor(o*in/out), ceil((o+1)*in/out)).
-Windows adaptive_windows(const TensorView& self5, const TensorView& out5);
+Windows adaptive_windows(const View5& self5, const View5& out5);
 
 // `t` ((C, *spatial) or (N, C, *spatial), `rank` spatial dims) as [N, C, D, H, W].
-TensorView as_5d(const TensorView& t, int64_t rank);
+View5 as_5d(const TensorView& t, int64_t rank);
+View5 as_5d(const PoolInput& t, int64_t rank);
 
-// Calls body(n, c) for every plane, planes spread over oneTBB workers;
-// `work` is the elements one plane touches.
+// Channels a task pools together: with channels innermost in memory
+// (channels_last, NC1HWC0's C0) a task takes kGroup of them and its inner
+// loops run along contiguous channels; otherwise a task is one plane.
+inline constexpr int64_t kGroup = 64;
+
+// Calls body(n, c0, count) for every group of channels [c0, c0 + count) of
+// every batch entry, groups spread over oneTBB workers; `layout` decides the
+// grouping, `work` is the elements one plane touches.
 template <class Body>
-void for_each_plane(const TensorView& v5, int64_t work, Body&& body) {
-  const int64_t channels = v5.sizes[1];
-  parallel_range(v5.sizes[0] * channels, grain_for(work), [&](int64_t b, int64_t e) {
-    for (int64_t p = b; p < e; ++p) body(p / channels, p % channels);
+void for_each_group(const View5& layout, int64_t work, Body&& body) {
+  const int64_t channels = layout.sizes[1];
+  const int64_t group = layout.block > 0 ? layout.block : layout.strides[1] == 1 && channels > 1 ? kGroup : 1;
+  const int64_t groups = (channels + group - 1) / group;
+  parallel_range(layout.sizes[0] * groups, grain_for(work * group), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      const int64_t c0 = (p % groups) * group;
+      body(p / groups, c0, std::min(group, channels - c0));
+    }
   });
+}
+
+// Calls f(std::true_type) when channels are adjacent in memory (stride 1),
+// f(std::false_type) otherwise: the first instantiation's channel loops see
+// a constant stride and vectorize.
+template <class F>
+void with_unit_stride(int64_t channel_stride, F&& f) {
+  if (channel_stride == 1) {
+    f(std::true_type{});
+  } else {
+    f(std::false_type{});
+  }
 }
 
 // Element offset of spatial position (d, h, w) in a 5-d view's plane.
 inline int64_t spatial_offset(const TensorView& v5, int64_t d, int64_t h, int64_t w) {
   return d * v5.strides[2] + h * v5.strides[3] + w * v5.strides[4];
 }
-inline int64_t plane_offset(const TensorView& v5, int64_t n, int64_t c) {
+// Channels c.. of a group (for_each_group) are then strides[1] apart.
+inline int64_t plane_offset(const View5& v5, int64_t n, int64_t c) {
+  if (v5.block > 0) return n * v5.strides[0] + (c / v5.block) * v5.block_stride + c % v5.block;
   return n * v5.strides[0] + c * v5.strides[1];
 }
 
@@ -72,12 +105,16 @@ void for_each_output(const Windows& w, F&& f) {
   }
 }
 
-// Sets a plane of a 5-d view to zero (backward kernels accumulate into it).
+// Sets `count` channels of a 5-d view (from `base`, their first) to zero:
+// backward kernels accumulate into them.
 template <class T>
-void zero_plane(const TensorView& v5, T* plane) {
+void zero_channels(const TensorView& v5, T* base, int64_t count) {
   for (int64_t d = 0; d < v5.sizes[2]; ++d) {
     for (int64_t h = 0; h < v5.sizes[3]; ++h) {
-      for (int64_t w = 0; w < v5.sizes[4]; ++w) plane[spatial_offset(v5, d, h, w)] = T(0);
+      for (int64_t w = 0; w < v5.sizes[4]; ++w) {
+        T* at = base + spatial_offset(v5, d, h, w);
+        for (int64_t c = 0; c < count; ++c) at[c * v5.strides[1]] = T(0);
+      }
     }
   }
 }

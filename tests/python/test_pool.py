@@ -303,3 +303,82 @@ def test_negative_divisor_override():
     x = sample((1, 2, 5, 6), torch.float32)
     check(lambda t: F.avg_pool2d(t, 2, divisor_override=-2), x, exact=False)
     check(lambda t: F.avg_pool3d(t.unsqueeze(0), (1, 2, 2), divisor_override=-3), x, exact=False)
+
+
+NC1HWC0 = 3
+
+FORWARD_2D = {
+    "max": lambda t: F.max_pool2d(t, 3, 2, 1, return_indices=True),
+    "max_dilation_ceil": lambda t: F.max_pool2d(t, 2, 2, 1, dilation=2, ceil_mode=True, return_indices=True),
+    "avg": lambda t: F.avg_pool2d(t, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+    "adaptive_avg": lambda t: F.adaptive_avg_pool2d(t, (3, 4)),
+    "adaptive_max": lambda t: F.adaptive_max_pool2d(t, (3, 4), return_indices=True),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=str)
+@pytest.mark.parametrize("op", list(FORWARD_2D), ids=str)
+def test_nc1hwc0_input_read_in_place(op, dtype):
+    """An NC1HWC0 self (channels 19: one full block and a padded one) pools as its NCHW values do."""
+    import torch_npu
+
+    for shape in ((2, 19, 9, 7), (19, 9, 7)):
+        x = sample(shape, dtype, seed=6)
+        x5 = torch_npu.npu_format_cast(x.npu(), NC1HWC0)
+        assert torch_npu.get_npu_format(x5) == NC1HWC0
+        expected = FORWARD_2D[op](x)
+        got = FORWARD_2D[op](x5)
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        got = got if isinstance(got, tuple) else (got,)
+        for e, g in zip(expected, got):
+            if "avg" in op:
+                torch.testing.assert_close(g.cpu(), e)
+            else:
+                assert torch.equal(g.cpu(), e)
+
+
+def test_backward_with_nc1hwc0_self():
+    """Backward entries read only self's shape: an NC1HWC0 self is accepted as it is."""
+    import torch_npu
+
+    x = sample((2, 19, 9, 7), torch.float32, seed=7)
+    x5 = torch_npu.npu_format_cast(x.npu(), NC1HWC0)
+    out, idx = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+    g = sample(out.shape, torch.float32, seed=8)
+    expected = torch.ops.aten.max_pool2d_with_indices_backward(g, x, [3, 3], [2, 2], [1, 1], [1, 1], False, idx)
+    got = torch.ops.aten.max_pool2d_with_indices_backward(g.npu(), x5, [3, 3], [2, 2], [1, 1], [1, 1], False,
+                                                          idx.npu())
+    torch.testing.assert_close(got.cpu(), expected)
+    g_avg = sample(F.avg_pool2d(x, 2).shape, torch.float32, seed=9)
+    expected = torch.ops.aten.avg_pool2d_backward(g_avg, x, [2, 2], [2, 2], [0, 0], False, True, None)
+    got = torch.ops.aten.avg_pool2d_backward(g_avg.npu(), x5, [2, 2], [2, 2], [0, 0], False, True, None)
+    torch.testing.assert_close(got.cpu(), expected)
+    g_ad = sample((2, 19, 3, 4), torch.float32, seed=10)
+    torch.testing.assert_close(torch.ops.aten._adaptive_avg_pool2d_backward(g_ad.npu(), x5).cpu(),
+                               torch.ops.aten._adaptive_avg_pool2d_backward(g_ad, x))
+
+
+def test_backward_index_out_of_range_raises():
+    """An index outside its input plane is an error the kernel reports (at the next synchronization)."""
+    x = torch.randn(1, 1, 4, 4)
+    g = torch.ones(1, 1, 2, 2)
+    bad = torch.tensor([[[[0, 2], [8, 16]]]])  # 16 is past the 4x4 plane (CPU does not check: not compared)
+    with pytest.raises(RuntimeError, match="out of range"):
+        torch.ops.aten.max_pool2d_with_indices_backward(g.npu(), x.npu(), [2, 2], [2, 2], [0, 0], [1, 1], False,
+                                                        bad.npu())
+        torch.npu.synchronize()
+    # The stream stays usable.
+    torch.testing.assert_close(F.avg_pool2d(x.npu(), 2).cpu(), F.avg_pool2d(x, 2))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
+def test_channels_last_groups_of_channels(dtype):
+    """Channels-innermost operands pool 64 channels per task: 70 channels make a full and a partial group."""
+    x = sample((2, 70, 9, 8), dtype, seed=11).to(memory_format=torch.channels_last)
+    check(lambda t: F.max_pool2d(t, 3, 2, 1, return_indices=True), x, exact=True)
+    check(lambda t: F.avg_pool2d(t, 3, 2, 1, count_include_pad=False), x, exact=False)
+    check(lambda t: F.adaptive_avg_pool2d(t, (4, 3)), x, exact=False)
+    check(lambda t: F.adaptive_max_pool2d(t, (4, 3), return_indices=True), x, exact=True)
+    x3 = sample((1, 70, 4, 5, 6), dtype, seed=12).to(memory_format=torch.channels_last_3d)
+    check(lambda t: F.max_pool3d(t, 2, 2, 1, return_indices=True), x3, exact=True)
+    check(lambda t: F.adaptive_avg_pool3d(t, (2, 3, 2)), x3, exact=False)
