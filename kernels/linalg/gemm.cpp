@@ -331,12 +331,13 @@ void run_reduced(const GemmArgs& g) {
   if constexpr (std::is_same_v<R, bfloat16>) {
     if (bf16_dot_chosen(g)) acc = bf16_dot_product(g);
   }
-  if (!acc.data) {
+  if (acc.data == nullptr) {
     const int64_t a_batches = batches_of(a, g.batch), b_batches = batches_of(b, g.batch);
     const auto a32 = pack<float, R>(a, a_batches, g.m, g.k, false);
     const auto b32 = pack<float, R>(b, b_batches, g.k, g.n, false);
     // Uninitialized: the product overwrites it (beta 0).
-    acc.data.reset(new float[static_cast<std::size_t>(std::max<int64_t>(c_batches * g.m * g.n, 1))]);
+    acc.storage = ReusedBuffer(sizeof(float) * static_cast<std::size_t>(c_batches * g.m * g.n));
+    acc.data = acc.storage.as<float>();
     acc.row_stride = g.n;
     acc.batch_stride = g.m * g.n;
 
@@ -344,7 +345,7 @@ void run_reduced(const GemmArgs& g) {
     f.dtype = model::DType::Float32;
     f.a = {a32.get(), g.k, 1, a.bs == 0 ? 0 : g.m * g.k};
     f.b = {b32.get(), g.n, 1, b.bs == 0 ? 0 : g.k * g.n};
-    f.c = {acc.data.get(), g.n, 1, g.m * g.n};
+    f.c = {acc.data, g.n, 1, g.m * g.n};
     f.alpha = 1.0;
     f.beta = 0.0;
     run_typed<float>(f);
@@ -356,7 +357,7 @@ void run_reduced(const GemmArgs& g) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t bi = r / g.m, i = r % g.m;
       R* dst = c.p + bi * c.bs + c.row_offset(i);
-      const float* src = acc.data.get() + bi * acc.batch_stride + i * acc.row_stride;
+      const float* src = acc.data + bi * acc.batch_stride + i * acc.row_stride;
       if (c.cb == 0 && c.cs == 1 && beta == 0.0f) {
         for (int64_t j = 0; j < g.n; ++j) dst[j] = R(alpha * src[j]);
         continue;

@@ -192,19 +192,21 @@ ProductF32 bf16_dot_product(const GemmArgs& g) {
   const LaneView bv = lane_view(g.b, false, n, k);
   const int64_t a_panel = pairs * kMR, b_panel = pairs * kNR;  // 32-bit units per panel
   // Uninitialized: pack_panel writes every unit, padding included.
-  std::unique_ptr<uint32_t[]> ap(new uint32_t[static_cast<std::size_t>(a_items * m_panels * a_panel)]);
-  std::unique_ptr<uint32_t[]> bp(new uint32_t[static_cast<std::size_t>(b_items * n_panels * b_panel)]);
+  const ReusedBuffer a_store(sizeof(uint32_t) * a_items * m_panels * a_panel);
+  const ReusedBuffer b_store(sizeof(uint32_t) * b_items * n_panels * b_panel);
+  uint32_t* const ap = a_store.as<uint32_t>();
+  uint32_t* const bp = b_store.as<uint32_t>();
   const int64_t a_jobs = a_items * m_panels;
   run_range(a_jobs + b_items * n_panels, parallel, [&](int64_t t) {
     if (t < a_jobs) {
       const int64_t item = t / m_panels, panel = t % m_panels;
       pack_panel<kMR>(av, item * g.a.batch_stride, panel * kMR, std::min<int64_t>(kMR, m - panel * kMR), k,
-                      ap.get() + t * a_panel);
+                      ap + t * a_panel);
     } else {
       const int64_t u = t - a_jobs;
       const int64_t item = u / n_panels, panel = u % n_panels;
       pack_panel<kNR>(bv, item * g.b.batch_stride, panel * kNR, std::min<int64_t>(kNR, n - panel * kNR), k,
-                      bp.get() + u * b_panel);
+                      bp + u * b_panel);
     }
   });
 
@@ -212,15 +214,16 @@ ProductF32 bf16_dot_product(const GemmArgs& g) {
   out.row_stride = n_panels * kNR;
   out.batch_stride = m_panels * kMR * out.row_stride;
   // Uninitialized: the first k block of every micro-tile stores without loading.
-  out.data.reset(new float[static_cast<std::size_t>(batch * out.batch_stride)]);
+  out.storage = ReusedBuffer(sizeof(float) * batch * out.batch_stride);
+  out.data = out.storage.as<float>();
   const int64_t row_tasks = (m_panels + kMCPanels - 1) / kMCPanels;
   const int64_t col_tasks = (n_panels + kNCPanels - 1) / kNCPanels;
   run_range(batch * row_tasks * col_tasks, parallel, [&](int64_t t) {
     const int64_t item = t / (row_tasks * col_tasks);
     const int64_t rt = (t / col_tasks) % row_tasks, ct = t % col_tasks;
-    const uint32_t* a_item = ap.get() + (a_items == 1 ? 0 : item) * m_panels * a_panel;
-    const uint32_t* b_item = bp.get() + (b_items == 1 ? 0 : item) * n_panels * b_panel;
-    float* c_item = out.data.get() + item * out.batch_stride;
+    const uint32_t* a_item = ap + (a_items == 1 ? 0 : item) * m_panels * a_panel;
+    const uint32_t* b_item = bp + (b_items == 1 ? 0 : item) * n_panels * b_panel;
+    float* c_item = out.data + item * out.batch_stride;
     const int64_t i_end = std::min(m_panels, (rt + 1) * kMCPanels);
     const int64_t j_end = std::min(n_panels, (ct + 1) * kNCPanels);
     for (int64_t p0 = 0; p0 < pairs; p0 += kKCP) {

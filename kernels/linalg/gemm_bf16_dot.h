@@ -15,9 +15,9 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 
 #include "kernels/linalg/gemm.h"
+#include "kernels/linalg/reused_buffer.h"
 
 namespace npu::kernels::linalg {
 
@@ -33,7 +33,8 @@ bool bf16_dot_chosen(const GemmArgs& g);
 // op(A[b]) · op(B[b]) in float32 for every batch item (1 with reduce_batch):
 // element (b, i, j) at data[b * batch_stride + i * row_stride + j].
 struct ProductF32 {
-  std::unique_ptr<float[]> data;
+  ReusedBuffer storage;
+  float* data = nullptr;  // in storage
   int64_t row_stride = 0;
   int64_t batch_stride = 0;
 };
