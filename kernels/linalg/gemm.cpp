@@ -11,6 +11,8 @@
 //     that oneTBB runs on all cores; each task is one Eigen GEMM on Maps.
 // float16/bfloat16 convert A and B to float32, multiply in float32 into a
 // float32 accumulator and round once: C = R(alpha * acc + beta * C).
+// bfloat16 takes its float32 product from the AVX512-BF16 kernel instead
+// when bf16_dot_chosen() (gemm_bf16_avx512.cpp); the rounding stays here.
 #include "kernels/linalg/gemm.h"
 
 #include <algorithm>

@@ -192,3 +192,46 @@ TEST_CASE("bfloat16 gemm on the AVX512-BF16 kernel ignores C with beta 0", "[gem
   npu::kernels::linalg::gemm(g);
   for (const bfloat16 v : c) REQUIRE(static_cast<float>(v) == 3.5f);
 }
+
+// The zero padding (odd k's last pair, rows past m, columns past n) is
+// padded on both operands, so an infinity next to it gives inf, never the
+// NaN of inf * 0: the mathematical result, not an ISA-dependent one.
+TEST_CASE("bfloat16 gemm on the AVX512-BF16 kernel keeps infinities next to its padding", "[gemm][bf16dot]") {
+  if (!npu::kernels::linalg::bf16_dot_available()) {
+    WARN("skipped: this build or CPU has no AVX512-BF16, gemm() takes the float32 path for bfloat16");
+    return;
+  }
+  const int64_t m = 15, n = 33, k = 5;  // one row and one column past a tile, odd k
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const bool b_transposed : {false, true}) {
+    std::vector<bfloat16> a(m * k, bfloat16(1.0f)), b(k * n, bfloat16(2.0f)), c(m * n);
+    a[(m - 1) * k + (k - 1)] = bfloat16(inf);  // last row, last (unpaired) k
+    const auto b_at = [&](int64_t l, int64_t j) -> bfloat16& { return b_transposed ? b[j * k + l] : b[l * n + j]; };
+    b_at(k - 1, n - 1) = bfloat16(-inf);  // last column, last k
+    GemmArgs g;
+    g.dtype = npu::model::DType::BFloat16;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.a = {a.data(), k, 1, 0};
+    g.b = b_transposed ? GemmMatrix{b.data(), 1, k, 0} : GemmMatrix{b.data(), n, 1, 0};
+    g.c = {c.data(), n, 1, 0};
+    REQUIRE(npu::kernels::linalg::bf16_dot_chosen(g));
+    npu::kernels::linalg::gemm(g);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const float got = static_cast<float>(c[i * n + j]);
+        INFO("b_transposed " << b_transposed << " i " << i << " j " << j << " got " << got);
+        if (i == m - 1 && j == n - 1) {
+          REQUIRE(got == -inf);  // the same k: inf * -inf
+        } else if (i == m - 1) {
+          REQUIRE(got == inf);
+        } else if (j == n - 1) {
+          REQUIRE(got == -inf);
+        } else {
+          REQUIRE(got == 2.0f * k);
+        }
+      }
+    }
+  }
+}
