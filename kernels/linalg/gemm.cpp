@@ -11,6 +11,8 @@
 //     that oneTBB runs on all cores; each task is one Eigen GEMM on Maps.
 // float16/bfloat16 convert A and B to float32, multiply in float32 into a
 // float32 accumulator and round once: C = R(alpha * acc + beta * C).
+// bfloat16 takes its float32 product from the AVX512-BF16 kernel instead
+// when bf16_dot_chosen() (gemm_bf16_avx512.cpp); the rounding stays here.
 #include "kernels/linalg/gemm.h"
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include <tbb/task_arena.h>
 
 #include "kernels/core/dtype_dispatch.h"
+#include "kernels/linalg/gemm_bf16_dot.h"
 
 namespace npu::kernels::linalg {
 
@@ -324,20 +327,31 @@ void run_reduced(const GemmArgs& g) {
   const int64_t c_batches = g.reduce_batch ? 1 : g.batch;
   if (g.reduce_batch) c.bs = 0;
 
-  const int64_t a_batches = batches_of(a, g.batch), b_batches = batches_of(b, g.batch);
-  const auto a32 = pack<float, R>(a, a_batches, g.m, g.k, false);
-  const auto b32 = pack<float, R>(b, b_batches, g.k, g.n, false);
-  // Uninitialized: the product overwrites it (beta 0).
-  std::unique_ptr<float[]> acc(new float[static_cast<std::size_t>(std::max<int64_t>(c_batches * g.m * g.n, 1))]);
+  // The float32 product op(A) · op(B), element (b, i, j) at
+  // acc.data[b * acc.batch_stride + i * acc.row_stride + j].
+  ProductF32 acc;
+  if constexpr (std::is_same_v<R, bfloat16>) {
+    if (bf16_dot_chosen(g)) acc = bf16_dot_product(g);
+  }
+  if (acc.data == nullptr) {
+    const int64_t a_batches = batches_of(a, g.batch), b_batches = batches_of(b, g.batch);
+    const auto a32 = pack<float, R>(a, a_batches, g.m, g.k, false);
+    const auto b32 = pack<float, R>(b, b_batches, g.k, g.n, false);
+    // Uninitialized: the product overwrites it (beta 0).
+    acc.storage = ReusedBuffer(sizeof(float) * static_cast<std::size_t>(c_batches * g.m * g.n));
+    acc.data = acc.storage.as<float>();
+    acc.row_stride = g.n;
+    acc.batch_stride = g.m * g.n;
 
-  GemmArgs f = g;
-  f.dtype = model::DType::Float32;
-  f.a = {a32.get(), g.k, 1, a.bs == 0 ? 0 : g.m * g.k};
-  f.b = {b32.get(), g.n, 1, b.bs == 0 ? 0 : g.k * g.n};
-  f.c = {acc.get(), g.n, 1, g.m * g.n};
-  f.alpha = 1.0;
-  f.beta = 0.0;
-  run_typed<float>(f);
+    GemmArgs f = g;
+    f.dtype = model::DType::Float32;
+    f.a = {a32.get(), g.k, 1, a.bs == 0 ? 0 : g.m * g.k};
+    f.b = {b32.get(), g.n, 1, b.bs == 0 ? 0 : g.k * g.n};
+    f.c = {acc.data, g.n, 1, g.m * g.n};
+    f.alpha = 1.0;
+    f.beta = 0.0;
+    run_typed<float>(f);
+  }
 
   const float alpha = static_cast<float>(g.alpha.real());
   const float beta = static_cast<float>(g.beta.real());
@@ -345,7 +359,7 @@ void run_reduced(const GemmArgs& g) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t bi = r / g.m, i = r % g.m;
       R* dst = c.p + bi * c.bs + c.row_offset(i);
-      const float* src = acc.get() + r * g.n;
+      const float* src = acc.data + bi * acc.batch_stride + i * acc.row_stride;
       if (c.cb == 0 && c.cs == 1 && beta == 0.0f) {
         for (int64_t j = 0; j < g.n; ++j) dst[j] = R(alpha * src[j]);
         continue;

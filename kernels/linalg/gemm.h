@@ -15,8 +15,12 @@
 // without OpenMP and runs single-threaded). float16/bfloat16 operands are
 // converted to float32 panel by panel, accumulated in float32 and rounded
 // once into C, as PyTorch's CPU does (with reduce_batch, once per batch
-// item, as CPU's addbmm does). beta == 0 ignores C's old values (NaN
-// in C does not propagate), as BLAS and PyTorch do.
+// item, as CPU's addbmm does). On CPUs with AVX512-BF16 (and a build
+// targeting it), bfloat16 products of at least 8 x 16 instead run on the
+// bf16 dot-product instruction (gemm_bf16_dot.h: exact bf16 products summed
+// in float32, as oneDNN does for PyTorch CPU there), same single rounding.
+// beta == 0 ignores C's old values (NaN in C does not propagate), as BLAS
+// and PyTorch do.
 //
 // This header includes no Eigen: its users (emulator entries, convolution)
 // do not need the ISA flags the implementation is compiled with.

@@ -314,3 +314,29 @@ def test_nz_operands_read_in_place(native_only, dtype):
         assert "aclnnNpuFormatCast" not in launched, name
         # Small integers: every product and sum is exact in every dtype here.
         assert torch.equal(result[0].cpu(), expected), name
+
+
+# Shapes against the bfloat16 kernel's blocking on CPUs with AVX512-BF16
+# (kernels/linalg/gemm_bf16_avx512.cpp: 14 x 32 tiles, k in blocks of 256,
+# tasks of 8 x 8 tiles): m, n off the tiles, odd k, k across blocks, several
+# tasks, transposed and sliced operands, beta != 0, batches with a broadcast
+# operand and addbmm's reduced batch. Elsewhere they run the float32 path.
+BF16_KERNEL_CASES = {
+    "mm odd": (torch.mm, [(37, 263), (263, 45)], 263),
+    "mm tasks": (torch.mm, [(300, 517), (517, 290)], 517),
+    "mm transposed b": (lambda a, b: torch.mm(a, b.t()), [(129, 301), (70, 301)], 301),
+    "mm transposed a": (lambda a, b: torch.mm(a.t(), b), [(45, 117), (45, 70)], 45),
+    "mm sliced": (lambda a, b: torch.mm(a[::2, 1::3], b[:, ::2]), [(40, 90), (30, 66)], 30),
+    "addmm": (lambda s, a, b: torch.addmm(s, a, b, beta=0.75, alpha=-1.5), [(37, 45), (37, 29), (29, 45)], 29),
+    "baddbmm broadcast": (lambda s, a, b: torch.baddbmm(s, a, b.expand(3, -1, -1), beta=1, alpha=1),
+                          [(3, 117, 70), (3, 117, 45), (1, 45, 70)], 45),
+    "addbmm": (lambda s, a, b: torch.addbmm(s, a, b, beta=2, alpha=0.5), [(40, 50), (3, 40, 33), (3, 33, 50)], 99),
+    "linear": (torch.nn.functional.linear, [(4, 20, 63), (48, 63), (48,)], 63),
+}
+
+
+@pytest.mark.parametrize("name", list(BF16_KERNEL_CASES))
+def test_bfloat16_kernel_shapes_match_cpu(native_only, name):
+    fn, shapes, k = BF16_KERNEL_CASES[name]
+    cpu = [rand(*s, dtype=torch.bfloat16, seed=i) for i, s in enumerate(shapes)]
+    check(fn(*[t.npu() for t in cpu]), fn(*cpu), k)
