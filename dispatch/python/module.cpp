@@ -19,6 +19,7 @@ namespace npu {
 
 void bind_memory(py::module& m);  // memory_bindings.cpp
 void bind_random(py::module& m);  // random_bindings.cpp
+void bind_autograd_drain(py::module& m);  // autograd_drain.cpp
 
 namespace {
 
@@ -102,6 +103,7 @@ PYBIND11_MODULE(_C, m) {
   });
   npu::bind_memory(m);
   npu::bind_random(m);
+  npu::bind_autograd_drain(m);
   m.def("_set_kernel_delay_us", [](uint64_t us) {
     // Emulator-only knob: absent on real CANN, where it is a clear error.
     npu::check_acl(NPU_ACL(aclemuSetKernelDelayUs)(us), "aclemuSetKernelDelayUs");

@@ -3,6 +3,7 @@ registering torch.npu and the generated Tensor/Module methods."""
 
 from __future__ import annotations
 
+import atexit
 import os
 from pathlib import Path
 
@@ -28,6 +29,9 @@ def activate(mode: str | None = None) -> str:
     from npu_emu import _C
 
     _load_driver(_C, mode)
+    # Before finalization: autograd's npu threads must have released every
+    # finished graph task (dispatch/python/autograd_drain.cpp).
+    atexit.register(_C._drain_autograd_device_threads)
     torch.utils.rename_privateuse1_backend("npu")
     from npu_emu import npu as npu_module
 
