@@ -45,11 +45,10 @@ ExecutorCache& executor_cache() {
 
 }  // namespace
 
-void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor, TaskBody body) {
+void make_executor(const char*, uint64_t* workspace_size, aclOpExecutor** executor, TaskBody&& body) {
   std::unique_ptr<aclOpExecutor> ex =
       executor_cache_gone ? std::make_unique<aclOpExecutor>() : executor_cache().take();
-  ex->op_name = op_name;
-  ex->body = std::move(body);
+  ex->task.body = std::move(body);
   *workspace_size = 0;  // the emulator needs no device workspace
   *executor = ex.release();
 }
@@ -59,10 +58,15 @@ aclnnStatus launch_op(const char* api, aclOpExecutor* executor, aclrtStream stre
     if (executor == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "executor is null");
     std::unique_ptr<aclOpExecutor> owned(executor);
     Stream& s = Runtime::get().stream(stream);
-    // The body is moved once here; submit takes the task by reference.
-    Task task{api, std::move(owned->body), true};
+    // Submitted from the executor: a task run here is not moved, a queued
+    // one is moved out. Either way its body is empty afterwards (submit
+    // releases what a task run here captured before it counts as done).
+    owned->task.name = api;
+    owned->task.is_kernel = true;
+    owned->task.may_block = false;
+    s.submit(std::move(owned->task));
+    owned->task.body = nullptr;
     if (!executor_cache_gone) executor_cache().give(std::move(owned));
-    s.submit(std::move(task));
   });
 }
 
