@@ -188,15 +188,6 @@ void pow_scalar(const TensorView& out, const TensorView& x, const Scalar& expone
 
 const char* binary_op_name(BinaryFn op) { return info(op).name; }
 
-namespace {
-
-struct BinaryDtypes {
-  DType compute;
-  DType result;
-};
-
-// The dtype the op computes in and the one it produces, checked once per
-// call (the kernel needs both; the entry only the result).
 BinaryDtypes binary_dtypes(BinaryFn op, const Operand& a, const Operand& b, DType out, const Scalar& alpha) {
   const DType compute = compute_dtype(info(op), result_type({&a, &b}, out), out);
   if ((op == BinaryFn::Add || op == BinaryFn::Sub) && model::is_integral(compute) &&
@@ -211,19 +202,24 @@ BinaryDtypes binary_dtypes(BinaryFn op, const Operand& a, const Operand& b, DTyp
   return {compute, result_dtype(info(op), compute)};
 }
 
-}  // namespace
-
 DType binary_result_dtype(BinaryFn op, const Operand& a, const Operand& b, DType out, const Scalar& alpha) {
   return binary_dtypes(op, a, b, out, alpha).result;
 }
 
 void binary(BinaryFn op, const TensorView& out, const Operand& a, const Operand& b, const Scalar& alpha) {
-  const auto [compute, result] = binary_dtypes(op, a, b, out.dtype, alpha);
+  const BinaryDtypes dtypes = binary_dtypes(op, a, b, out.dtype, alpha);
   const Shape shape = broadcast_operands({&a, &b});
   if (out.sizes != shape) {
     throw KernelError(std::string(info(op).name) + ": out has shape " + shape_str(out.sizes) + ", expected " +
                       shape_str(shape));
   }
+  binary(op, dtypes, out, a, b, alpha);
+}
+
+void binary(BinaryFn op, const BinaryDtypes& dtypes, const TensorView& out, const Operand& a, const Operand& b,
+            const Scalar& alpha) {
+  const auto [compute, result] = dtypes;
+  const Shape& shape = out.sizes;
   std::optional<ScratchTensor> hold_a, hold_b;
   const TensorView x = broadcast_to(operand_as(a, compute, hold_a), shape);
   const bool opmath_scalar = keeps_scalar_in_opmath(op) && b.is_scalar() &&
