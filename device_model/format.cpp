@@ -88,7 +88,12 @@ bool is_storable_format(Format format) { return base_format(format) != Format::U
 
 bool is_base_format(Format format) { return is_storable_format(format) && base_format(format) == format; }
 
-bool is_private_format(Format format) { return is_storable_format(format) && base_format(format) != format; }
+bool is_private_format(Format format) {
+  // Asked for every tensor argument of every launch, nearly always ND.
+  if (format == Format::ND) return false;
+  const Format base = base_format(format);
+  return base != Format::Undefined && base != format;
+}
 
 bool rank_allowed(Format format, int64_t rank) {
   const FormatInfo& info = format_info(format);

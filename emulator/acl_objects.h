@@ -12,7 +12,7 @@
 #include "acl/acl_base.h"
 #include "device_model/dtype.h"
 #include "kernels/core/scalar.h"
-#include "emulator/task_body.h"
+#include "emulator/task.h"
 #include "kernels/core/tensor_view.h"
 
 struct aclTensor {
@@ -56,9 +56,10 @@ struct aclTensorList {
 // What ...GetWorkspaceSize prepares and the launch call enqueues. The body
 // captures tensor descriptions by value, so the caller may destroy its
 // aclTensors right after the launch returns.
+// The task is launched from where it lies: a task that runs at once on the
+// launching thread (Stream::submit) is never moved again.
 struct aclOpExecutor {
-  const char* op_name = "";  // the entry's name, a string literal
-  npu::emu::TaskBody body;
+  npu::emu::Task task{"", nullptr, true};  // named after the launch API, a string literal
 };
 
 namespace npu::emu {

@@ -19,82 +19,74 @@ T* release_handle(std::unique_ptr<T> p) {
   return p.release();
 }
 
-// aclCreateTensor/aclDestroyTensor (and aclCreateScalar/aclDestroyScalar)
-// run for every argument of every launch; reusing destroyed descriptions, a
-// tensor's dim vectors keeping their capacity, saves their heap allocations.
-// Per thread (no locking), bounded; `HandleCacheGone<T>` lets destructions
-// that run during thread exit, after the cache itself was destroyed, fall
-// back to plain delete.
-template <class T>
-struct HandleCacheGone {
-  static thread_local bool value;
-};
-template <class T>
-thread_local bool HandleCacheGone<T>::value = false;
-
 // Every field back at its default; a tensor keeps its vectors' buffers.
+// (Field by field: building a default aclTensor and moving it in costs more
+// than the rest of aclCreateTensor.)
 void clear(aclTensor& t) {
-  aclTensor fresh;
-  fresh.view_dims = std::move(t.view_dims);
-  fresh.strides = std::move(t.strides);
-  fresh.storage_dims = std::move(t.storage_dims);
-  fresh.view_dims.clear();
-  fresh.strides.clear();
-  fresh.storage_dims.clear();
-  t = std::move(fresh);
+  t.view_dims.clear();
+  t.strides.clear();
+  t.storage_dims.clear();
+  t.offset = 0;
+  t.dtype = npu::model::DType::Float32;  // aclTensor's defaults
+  t.format = ACL_FORMAT_ND;
+  t.data = nullptr;
 }
 void clear(aclScalar& s) { s = aclScalar{}; }
 
+// aclCreateTensor/aclDestroyTensor (and aclCreateScalar/aclDestroyScalar)
+// run for every argument of every launch; reusing destroyed descriptions, a
+// tensor's dim vectors keeping their capacity, saves their heap allocations.
+// Per thread (no locking), bounded. The cache is trivially destructible, so
+// reaching it is one thread-local lookup (a thread_local with a destructor
+// costs a second one, for its guard, on every access); HandleCacheCleanup,
+// set up by the first handle given back, frees the cached handles at thread
+// exit and closes the cache: destructions that run later just delete.
 template <class T>
-class HandleCache {
- public:
-  HandleCache() = default;
-  HandleCache(const HandleCache&) = delete;
-  HandleCache& operator=(const HandleCache&) = delete;
-  ~HandleCache() {
-    for (std::size_t i = 0; i < count_; ++i) delete items_[i];
-    count_ = 0;
-    HandleCacheGone<T>::value = true;
-  }
-  // A cleared object, reused or new.
-  std::unique_ptr<T> take() {
-    if (count_ == 0) return std::make_unique<T>();
-    std::unique_ptr<T> t(items_[--count_]);
-    clear(*t);
-    return t;
-  }
-  void give(const T* t) {
-    if (count_ == items_.size()) {
-      delete t;
-      return;
-    }
-    items_[count_++] = const_cast<T*>(t);
-  }
+struct HandleCache {
+  std::array<T*, 32> items{};
+  std::size_t count = 0;
+  bool cleanup_registered = false;
+  bool closed = false;
+};
+template <class T>
+thread_local HandleCache<T> t_handle_cache;
 
- private:
-  std::array<T*, 32> items_{};
-  std::size_t count_ = 0;
+template <class T>
+struct HandleCacheCleanup {
+  HandleCacheCleanup() = default;
+  HandleCacheCleanup(const HandleCacheCleanup&) = delete;
+  HandleCacheCleanup& operator=(const HandleCacheCleanup&) = delete;
+  ~HandleCacheCleanup() {
+    HandleCache<T>& cache = t_handle_cache<T>;
+    for (std::size_t i = 0; i < cache.count; ++i) delete cache.items[i];
+    cache.count = 0;
+    cache.closed = true;
+  }
 };
 
-template <class T>
-HandleCache<T>& handle_cache() {
-  thread_local HandleCache<T> cache;
-  return cache;
-}
-
+// A cleared object, reused or new.
 template <class T>
 std::unique_ptr<T> new_handle() {
-  return HandleCacheGone<T>::value ? std::make_unique<T>() : handle_cache<T>().take();
+  HandleCache<T>& cache = t_handle_cache<T>;
+  if (cache.count == 0) return std::make_unique<T>();
+  std::unique_ptr<T> t(cache.items[--cache.count]);
+  clear(*t);
+  return t;
 }
 
 template <class T>
 void destroy_handle(const T* t) {
   if (t == nullptr) return;
-  if (HandleCacheGone<T>::value) {
+  HandleCache<T>& cache = t_handle_cache<T>;
+  if (cache.closed || cache.count == cache.items.size()) {
     delete t;
-  } else {
-    handle_cache<T>().give(t);
+    return;
   }
+  if (!cache.cleanup_registered) {
+    thread_local HandleCacheCleanup<T> cleanup;
+    cache.cleanup_registered = true;
+  }
+  cache.items[cache.count++] = const_cast<T*>(t);
 }
 
 npu::model::DType require_dtype(aclDataType dt) {

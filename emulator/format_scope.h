@@ -60,6 +60,8 @@ class FormatScope {
   // `body` preceded by filling input scratch and followed by laying output
   // scratch into private storage. `body` itself when nothing was substituted.
   TaskBody wrap(TaskBody body);
+  // Whether any parameter was substituted (wrap() would add work).
+  bool substituted() const { return state_ != nullptr; }
 
  private:
   struct State;

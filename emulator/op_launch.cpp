@@ -1,5 +1,6 @@
 #include "emulator/op_launch.h"
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -12,44 +13,54 @@ namespace npu::emu {
 namespace {
 
 // Every launch makes one executor and the launch frees it: a thread keeps a
-// few freed ones (bodies already moved out) for its next launches.
-// `executor_cache_gone` lets a release during thread exit, after the cache
-// was destroyed, fall back to delete.
-thread_local bool executor_cache_gone = false;
-
-class ExecutorCache {
- public:
-  ExecutorCache() = default;
-  ExecutorCache(const ExecutorCache&) = delete;
-  ExecutorCache& operator=(const ExecutorCache&) = delete;
-  ~ExecutorCache() { executor_cache_gone = true; }
-  std::unique_ptr<aclOpExecutor> take() {
-    if (free_.empty()) return std::make_unique<aclOpExecutor>();
-    std::unique_ptr<aclOpExecutor> ex = std::move(free_.back());
-    free_.pop_back();
-    return ex;
-  }
-  void give(std::unique_ptr<aclOpExecutor> ex) {
-    if (free_.size() < kMaxCached) free_.push_back(std::move(ex));
-  }
-
- private:
+// few freed ones (bodies already moved out) for its next launches. The cache
+// is trivially destructible, so reaching it is one thread-local lookup (a
+// thread_local with a destructor costs a second one, for its guard, on every
+// access); ExecutorCacheCleanup, set up by the first executor given back,
+// frees the cached ones at thread exit and closes the cache: executors
+// released later are deleted.
+struct ExecutorCache {
   static constexpr std::size_t kMaxCached = 16;
-  std::vector<std::unique_ptr<aclOpExecutor>> free_;
+  std::array<aclOpExecutor*, kMaxCached> items{};
+  std::size_t count = 0;
+  bool cleanup_registered = false;
+  bool closed = false;
+};
+thread_local ExecutorCache t_executor_cache;
+
+struct ExecutorCacheCleanup {
+  ExecutorCacheCleanup() = default;
+  ExecutorCacheCleanup(const ExecutorCacheCleanup&) = delete;
+  ExecutorCacheCleanup& operator=(const ExecutorCacheCleanup&) = delete;
+  ~ExecutorCacheCleanup() {
+    ExecutorCache& cache = t_executor_cache;
+    for (std::size_t i = 0; i < cache.count; ++i) delete cache.items[i];
+    cache.count = 0;
+    cache.closed = true;
+  }
 };
 
-ExecutorCache& executor_cache() {
-  thread_local ExecutorCache cache;
-  return cache;
+std::unique_ptr<aclOpExecutor> take_executor() {
+  ExecutorCache& cache = t_executor_cache;
+  if (cache.count == 0) return std::make_unique<aclOpExecutor>();
+  return std::unique_ptr<aclOpExecutor>(cache.items[--cache.count]);
+}
+
+void give_executor(std::unique_ptr<aclOpExecutor> ex) {
+  ExecutorCache& cache = t_executor_cache;
+  if (cache.closed || cache.count == cache.items.size()) return;  // `ex` deletes it
+  if (!cache.cleanup_registered) {
+    thread_local ExecutorCacheCleanup cleanup;
+    cache.cleanup_registered = true;
+  }
+  cache.items[cache.count++] = ex.release();
 }
 
 }  // namespace
 
-void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor, TaskBody body) {
-  std::unique_ptr<aclOpExecutor> ex =
-      executor_cache_gone ? std::make_unique<aclOpExecutor>() : executor_cache().take();
-  ex->op_name = op_name;
-  ex->body = std::move(body);
+void make_executor(const char*, uint64_t* workspace_size, aclOpExecutor** executor, TaskBody&& body) {
+  std::unique_ptr<aclOpExecutor> ex = take_executor();
+  ex->task.body = std::move(body);
   *workspace_size = 0;  // the emulator needs no device workspace
   *executor = ex.release();
 }
@@ -59,10 +70,15 @@ aclnnStatus launch_op(const char* api, aclOpExecutor* executor, aclrtStream stre
     if (executor == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "executor is null");
     std::unique_ptr<aclOpExecutor> owned(executor);
     Stream& s = Runtime::get().stream(stream);
-    // The body is moved once here; submit takes the task by reference.
-    Task task{api, std::move(owned->body), true};
-    if (!executor_cache_gone) executor_cache().give(std::move(owned));
-    s.submit(std::move(task));
+    // Submitted from the executor: a task run here is not moved, a queued
+    // one is moved out. Either way its body is empty afterwards (submit
+    // releases what a task run here captured before it counts as done).
+    owned->task.name = api;
+    owned->task.is_kernel = true;
+    owned->task.may_block = false;
+    s.submit(std::move(owned->task));
+    owned->task.body = nullptr;
+    give_executor(std::move(owned));
   });
 }
 

@@ -16,16 +16,9 @@
 #include <string>
 #include <thread>
 
-#include "emulator/task_body.h"
+#include "emulator/task.h"
 
 namespace npu::emu {
-
-struct Task {
-  const char* name;             // op or API name (a string literal), used in error messages
-  TaskBody body;                // runs on the worker thread, or on the submitting one (see submit)
-  bool is_kernel = false;       // kernels get the emulator's latency knob
-  bool may_block = false;       // waits for other work (an event): never run on the submitting thread
-};
 
 class Stream {
  public:

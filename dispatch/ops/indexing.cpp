@@ -8,6 +8,7 @@
 // their registrations are generated.
 #include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
+#include <c10/util/MaybeOwned.h>
 
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/fallback_call.h"
@@ -33,7 +34,13 @@ void check_no_overlap(const at::Tensor& out, std::initializer_list<const at::Ten
 }
 
 // The entries name real dims: a 0-dim tensor takes part as its [1] view.
-at::Tensor as_1d(const at::Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+// Any other tensor is borrowed: a copy of a tensor Python holds costs two
+// GIL round trips (its refcount goes 1 -> 2 -> 1). Bind the result to a
+// name: `*` on a temporary MaybeOwned returns a copy.
+c10::MaybeOwned<at::Tensor> as_1d(const at::Tensor& t) {
+  if (t.dim() != 0) return c10::MaybeOwned<at::Tensor>::borrowed(t);
+  return c10::MaybeOwned<at::Tensor>::owned(t.view({1}));
+}
 
 std::vector<int64_t> index_select_shape(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
   TORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
@@ -44,7 +51,8 @@ std::vector<int64_t> index_select_shape(const at::Tensor& self, int64_t dim, con
 }
 
 void index_select_launch(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& out) {
-  NPU_RUN(aclnnIndexSelect, as_1d(self), dim, as_1d(index), out.dim() == 0 ? out.view({1}) : out);
+  const auto self_1d = as_1d(self), index_1d = as_1d(index), out_1d = as_1d(out);
+  NPU_RUN(aclnnIndexSelect, *self_1d, dim, *index_1d, *out_1d);
 }
 
 bool index_select_native(const char* schema, const at::Tensor& self) {

@@ -1,5 +1,8 @@
 #include "dispatch/table/structured_call.h"
 
+#include <type_traits>
+#include <utility>
+
 #include <ATen/native/Resize.h>
 
 #include "dispatch/ops/factory.h"
@@ -45,9 +48,14 @@ void check_inplace(const at::Tensor& self, at::IntArrayRef sizes, const at::Tens
 
 bool is_cpu_scalar(const at::Tensor& t) { return t.defined() && t.is_cpu() && t.dim() == 0; }
 
-c10::MaybeOwned<at::Tensor> device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute) {
-  if (!is_cpu_scalar(t)) return c10::MaybeOwned<at::Tensor>::borrowed(t);
-  return c10::MaybeOwned<at::Tensor>::owned(t.to(at::TensorOptions().device(device).dtype(compute)));
+// The generated wrappers rely on this: no copy of the operand.
+static_assert(std::is_same_v<decltype(*device_operand(std::declval<const at::Tensor&>(), at::Device(at::kCPU),
+                                                      at::kFloat)),
+                             const at::Tensor&>);
+
+DeviceOperand device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute) {
+  if (!is_cpu_scalar(t)) return DeviceOperand(c10::MaybeOwned<at::Tensor>::borrowed(t));
+  return DeviceOperand(c10::MaybeOwned<at::Tensor>::owned(t.to(at::TensorOptions().device(device).dtype(compute))));
 }
 
 at::Tensor new_output(at::ScalarType dtype, const at::Tensor& a, const at::Tensor& b) {

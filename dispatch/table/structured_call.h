@@ -13,6 +13,7 @@
 #include <array>
 #include <functional>
 #include <type_traits>
+#include <utility>
 
 #include <ATen/ATen.h>
 #include <ATen/MemoryOverlap.h>
@@ -117,12 +118,26 @@ at::ScalarType compute_dtype(const Meta& meta, at::ScalarType fallback) {
   }
 }
 
+// An operand as an aclnn op reads it: borrowed, or owned when it had to be
+// copied. Unlike c10::MaybeOwned, `*` on a temporary one (as in
+// `NPU_RUN(op, *device_operand(t, ...))`) yields a reference, not a copy:
+// MaybeOwned's rvalue `operator*` returns the tensor by value, and a copy of
+// a tensor Python holds costs two GIL round trips (its refcount goes
+// 1 -> 2 -> 1), a large share of a small op's launch.
+class DeviceOperand {
+ public:
+  explicit DeviceOperand(c10::MaybeOwned<at::Tensor> tensor) : tensor_(std::move(tensor)) {}
+  const at::Tensor& operator*() const& { return *tensor_; }
+  const at::Tensor* operator->() const& { return &*tensor_; }
+
+ private:
+  c10::MaybeOwned<at::Tensor> tensor_;
+};
+
 // A CPU 0-dim tensor among npu operands (PyTorch lets it act as a scalar):
 // copied to `device` in the compute dtype, where an aclnn op can read it.
-// Anything else is borrowed, not copied: a copy of a tensor Python holds
-// costs two GIL round trips (its refcount goes 1 -> 2 -> 1), a large share
-// of a small op's launch.
-c10::MaybeOwned<at::Tensor> device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute);
+// Anything else is borrowed.
+DeviceOperand device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute);
 bool is_cpu_scalar(const at::Tensor& t);
 
 // The dtypes an op must support to run natively: its compute dtype, and the

@@ -17,9 +17,12 @@ TaskBody binary_task(BinaryFn op, const OperandArg& self, const OperandArg& othe
   const kernels::Operand alpha_arg = alpha.resolve();
   const kernels::Scalar al = alpha_arg.present() ? alpha_arg.scalar() : kernels::Scalar::from_int(1);
   require_tensor(out, "out");
-  const model::DType result = kernels::binary_result_dtype(op, a, b, out->dtype, al);
-  check_pointwise_out(out, kernels::broadcast_operands({&a, &b}), result);
-  auto task = [op, a = std::move(a), b = std::move(b), al, o = out->view()] { kernels::binary(op, o, a, b, al); };
+  const kernels::BinaryDtypes dtypes = kernels::binary_dtypes(op, a, b, out->dtype, al);
+  check_pointwise_out(out, kernels::broadcast_operands({&a, &b}), dtypes.result);
+  // The kernel takes the dtypes and out's shape checked here as they are.
+  auto task = [op, dtypes, a = std::move(a), b = std::move(b), al, o = out->view()] {
+    kernels::binary(op, dtypes, o, a, b, al);
+  };
   // The most frequent launch: its task must not allocate.
   static_assert(TaskBody::stores_inline<decltype(task)>(), "the binary task outgrew TaskBody's inline room");
   return task;

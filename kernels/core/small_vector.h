@@ -49,10 +49,21 @@ class SmallVector {
   // Implicit: shapes arrive as std::vector from the ACL objects' int arrays.
   SmallVector(const std::vector<T>& values) { assign(values.begin(), values.end()); }  // NOLINT
 
-  SmallVector(const SmallVector& other) { assign(other.begin(), other.end()); }
+  SmallVector(const SmallVector& other) {
+    if (other.heap_) {
+      assign(other.begin(), other.end());
+    } else {
+      copy_inline(other);
+    }
+  }
   SmallVector(SmallVector&& other) noexcept { take(other); }
   SmallVector& operator=(const SmallVector& other) {
-    if (this != &other) assign(other.begin(), other.end());
+    if (this == &other) return *this;
+    if (other.heap_ || heap_) {
+      assign(other.begin(), other.end());
+    } else {
+      copy_inline(other);
+    }
     return *this;
   }
   SmallVector& operator=(SmallVector&& other) noexcept {
@@ -177,7 +188,14 @@ class SmallVector {
   }
 
   friend bool operator==(const SmallVector& a, const SmallVector& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+    if (a.size_ != b.size_) return false;
+    // A plain loop: a handful of elements, not worth a call to memcmp.
+    const T* x = a.data();
+    const T* y = b.data();
+    for (size_type i = 0; i < a.size_; ++i) {
+      if (!(x[i] == y[i])) return false;
+    }
+    return true;
   }
   friend bool operator!=(const SmallVector& a, const SmallVector& b) { return !(a == b); }
   friend bool operator<(const SmallVector& a, const SmallVector& b) {
@@ -198,12 +216,20 @@ class SmallVector {
     if (other.heap_) {
       heap_ = std::move(other.heap_);
       capacity_ = other.capacity_;
-    } else if (other.size_ != 0) {
-      std::memcpy(inline_, other.inline_, other.size_ * sizeof(T));
+    } else {
+      std::memcpy(inline_, other.inline_, sizeof(inline_));
     }
     size_ = other.size_;
     other.size_ = 0;
     other.capacity_ = Inline;
+  }
+  // Copies other's inline elements; this vector must hold no heap block.
+  // The whole inline room, a constant size: a few vector moves instead of a
+  // call to memcpy (shapes are copied and moved on every launch). Bytes past
+  // size_ may be indeterminate; copying them as bytes is fine.
+  void copy_inline(const SmallVector& other) noexcept {
+    std::memcpy(inline_, other.inline_, sizeof(inline_));
+    size_ = other.size_;
   }
 
   std::unique_ptr<T[]> heap_;  // null while the elements fit inline

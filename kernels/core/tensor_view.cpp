@@ -44,6 +44,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
 }
 
 TensorView broadcast_to(const TensorView& t, const Shape& shape) {
+  if (t.sizes == shape) return t;  // nothing to expand (the common case)
   if (t.sizes.size() > shape.size()) {
     throw KernelError("cannot broadcast " + shape_str(t.sizes) + " to " + shape_str(shape));
   }

@@ -188,7 +188,7 @@ void pow_scalar(const TensorView& out, const TensorView& x, const Scalar& expone
 
 const char* binary_op_name(BinaryFn op) { return info(op).name; }
 
-DType binary_result_dtype(BinaryFn op, const Operand& a, const Operand& b, DType out, const Scalar& alpha) {
+BinaryDtypes binary_dtypes(BinaryFn op, const Operand& a, const Operand& b, DType out, const Scalar& alpha) {
   const DType compute = compute_dtype(info(op), result_type({&a, &b}, out), out);
   if ((op == BinaryFn::Add || op == BinaryFn::Sub) && model::is_integral(compute) &&
       (model::is_floating_point(alpha.dtype()) || model::is_complex(alpha.dtype()))) {
@@ -199,17 +199,27 @@ DType binary_result_dtype(BinaryFn op, const Operand& a, const Operand& b, DType
       !model::is_floating_point(b.dtype())) {
     throw KernelError("pow: Integers to negative integer powers are not allowed.");
   }
-  return result_dtype(info(op), compute);
+  return {compute, result_dtype(info(op), compute)};
+}
+
+DType binary_result_dtype(BinaryFn op, const Operand& a, const Operand& b, DType out, const Scalar& alpha) {
+  return binary_dtypes(op, a, b, out, alpha).result;
 }
 
 void binary(BinaryFn op, const TensorView& out, const Operand& a, const Operand& b, const Scalar& alpha) {
-  const DType result = binary_result_dtype(op, a, b, out.dtype, alpha);
-  const DType compute = compute_dtype(info(op), result_type({&a, &b}, out.dtype), out.dtype);
+  const BinaryDtypes dtypes = binary_dtypes(op, a, b, out.dtype, alpha);
   const Shape shape = broadcast_operands({&a, &b});
   if (out.sizes != shape) {
     throw KernelError(std::string(info(op).name) + ": out has shape " + shape_str(out.sizes) + ", expected " +
                       shape_str(shape));
   }
+  binary(op, dtypes, out, a, b, alpha);
+}
+
+void binary(BinaryFn op, const BinaryDtypes& dtypes, const TensorView& out, const Operand& a, const Operand& b,
+            const Scalar& alpha) {
+  const auto [compute, result] = dtypes;
+  const Shape& shape = out.sizes;
   std::optional<ScratchTensor> hold_a, hold_b;
   const TensorView x = broadcast_to(operand_as(a, compute, hold_a), shape);
   const bool opmath_scalar = keeps_scalar_in_opmath(op) && b.is_scalar() &&

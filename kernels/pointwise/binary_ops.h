@@ -53,10 +53,25 @@ const char* binary_op_name(BinaryFn op);
 DType binary_result_dtype(BinaryFn op, const Operand& a, const Operand& b, DType out,
                           const Scalar& alpha = Scalar::from_int(1));
 
+// The dtype `op` computes in and the one it produces for these operands,
+// with binary_result_dtype's checks.
+struct BinaryDtypes {
+  DType compute;
+  DType result;
+};
+BinaryDtypes binary_dtypes(BinaryFn op, const Operand& a, const Operand& b, DType out,
+                           const Scalar& alpha = Scalar::from_int(1));
+
 // out = a (op) b. out must have the broadcast shape of a and b; its dtype may
 // be anything the result dtype can be cast to. alpha is used by Add and Sub.
 void binary(BinaryFn op, const TensorView& out, const Operand& a, const Operand& b,
             const Scalar& alpha = Scalar::from_int(1));
+// The same with the dtypes binary_dtypes gave for these operands and out's
+// dtype, and out's shape already checked against the operands' broadcast
+// shape (what an aclnn entry did when it prepared the task): skips deriving
+// them again. Each operand is still checked to broadcast to out.
+void binary(BinaryFn op, const BinaryDtypes& dtypes, const TensorView& out, const Operand& a, const Operand& b,
+            const Scalar& alpha);
 
 // out = a + alpha * b
 inline void add(const TensorView& out, const TensorView& a, const TensorView& b, const Scalar& alpha) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "acl_test_support.h"
+#include "emulator/op_launch.h"
 #include "emulator/stream.h"
 
 using acl_test::KernelDelay;
@@ -142,4 +143,50 @@ TEST_CASE("tasks from several threads run one at a time and in each thread's ord
     next[id] = i + 1;
   }
   CHECK(in_order);
+}
+
+namespace {
+
+// A task callable that counts how often it is moved and run.
+struct MoveCounter {
+  int* moves;
+  int* runs;
+  MoveCounter(int* m, int* r) : moves(m), runs(r) {}
+  MoveCounter(MoveCounter&& o) noexcept : moves(o.moves), runs(o.runs) { ++*moves; }
+  MoveCounter(const MoveCounter&) = delete;
+  void operator()() { ++*runs; }
+};
+
+}  // namespace
+
+// A small op's task body (664 bytes for the binary family) is moved on its
+// way from the entry to the stream; each move is a copy of its capture. Into
+// its TaskBody, into the executor, and not again when it runs at once.
+TEST_CASE("a launched task body is moved twice on its way to an idle stream", "[streams][inline]") {
+  acl_test::use_device0();
+  const acl_test::StreamHandle stream;
+  SECTION("entry without format arguments") {
+    int moves = 0, runs = 0;
+    uint64_t workspace = 0;
+    aclOpExecutor* executor = nullptr;
+    REQUIRE(npu::emu::prepare_op("moves", &workspace, &executor,
+                                 [&] { return npu::emu::TaskBody(MoveCounter(&moves, &runs)); }) == ACLNN_SUCCESS);
+    REQUIRE(npu::emu::launch_op("moves", executor, stream.get()) == ACLNN_SUCCESS);
+    REQUIRE(aclrtSynchronizeStream(stream.get()) == ACL_SUCCESS);
+    CHECK(runs == 1);
+    CHECK(moves <= 2);
+  }
+  SECTION("entry with format arguments (as the generated entries prepare)") {
+    int moves = 0, runs = 0;
+    uint64_t workspace = 0;
+    aclOpExecutor* executor = nullptr;
+    const aclTensor* absent = nullptr;
+    REQUIRE(npu::emu::prepare_op("moves", &workspace, &executor, npu::emu::FormatArgs{npu::emu::TensorIn{absent, "self"}},
+                                 [&](const aclTensor*) { return npu::emu::TaskBody(MoveCounter(&moves, &runs)); }) ==
+            ACLNN_SUCCESS);
+    REQUIRE(npu::emu::launch_op("moves", executor, stream.get()) == ACLNN_SUCCESS);
+    REQUIRE(aclrtSynchronizeStream(stream.get()) == ACL_SUCCESS);
+    CHECK(runs == 1);
+    CHECK(moves <= 2);
+  }
 }
