@@ -193,8 +193,8 @@ void require_broadcastable(const TensorView& self, const Shape& shape) {
   }
 }
 
-// The dtype check of a product whose "beta * self + ..." form (self given)
-// names self first, so its errors read the same as the plain form's.
+// require_one_dtype over `rest`, with self listed first when the op has one
+// (the "beta * self + alpha * product" forms).
 void require_one_dtype(const TensorView* self, std::initializer_list<NamedView> rest) {
   std::vector<NamedView> ts;
   if (self != nullptr) ts.emplace_back(self, "self");
@@ -208,15 +208,18 @@ void require_one_dtype(const TensorView* self, std::initializer_list<NamedView> 
 // the operands' strides. alpha and beta stay 1 and 0.
 GemmArgs product_args(const Operand& a, const char* a_name, const Operand& b, const char* b_name,
                       const TensorView* self, const TensorView& c, const aclTensor* out, bool batched) {
-  const std::string an = a_name, bn = b_name;
   const int64_t first = batched ? 1 : 0;  // a's row dim; the batch dim precedes it
   require_rank(a.view, a_name, first + 2);
   require_rank(b.view, b_name, first + 2);
   require_one_dtype(self, {{&a.view, a_name}, {&b.view, b_name}, {&c, "out"}});
-  if (batched) require_dims((an + ".size(0) must equal " + bn + ".size(0)").c_str(), a.view.sizes[0], b.view.sizes[0]);
-  require_dims((an + ".size(" + std::to_string(first + 1) + ") must equal " + bn + ".size(" + std::to_string(first) +
-                ")").c_str(),
-               a.view.sizes[first + 1], b.view.sizes[first]);
+  // "<a>.size(da) must equal <b>.size(db)"
+  const auto require_same_size = [&](int64_t da, int64_t db) {
+    const std::string what = std::string(a_name) + ".size(" + std::to_string(da) + ") must equal " + b_name +
+                             ".size(" + std::to_string(db) + ")";
+    require_dims(what.c_str(), a.view.sizes[da], b.view.sizes[db]);
+  };
+  if (batched) require_same_size(0, 0);
+  require_same_size(first + 1, first);
   Shape out_shape{a.view.sizes[first], b.view.sizes[first + 1]};
   if (batched) out_shape.insert(out_shape.begin(), a.view.sizes[0]);
   require_shape(out, out_shape, "out");
