@@ -5,6 +5,7 @@
 #include "emulator/ops/matmul.h"
 
 #include <complex>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -44,8 +45,10 @@ void require_rank(const TensorView& v, const char* name, int64_t rank) {
   }
 }
 
+using NamedView = std::pair<const TensorView*, const char*>;
+
 // Every tensor of a product has one dtype, one the engine computes in.
-void require_one_dtype(std::initializer_list<std::pair<const TensorView*, const char*>> ts) {
+void require_one_dtype(const std::vector<NamedView>& ts) {
   const auto& [first, first_name] = *ts.begin();
   for (const auto& [v, name] : ts) {
     if (v->dtype != first->dtype) {
@@ -166,7 +169,10 @@ bool same_view(const TensorView& a, const TensorView& b) {
 // The task of the "beta * self + alpha * product" ops: self is broadcast
 // into out first (unless out is self, or beta is 0 and self is never read),
 // then the engine accumulates into out with beta.
-std::function<void()> accumulate_task(GemmArgs g, const TensorView& self, const TensorView& out) {
+std::function<void()> accumulate_task(GemmArgs g, const aclScalar* beta, const aclScalar* alpha,
+                                      const TensorView& self, const TensorView& out) {
+  g.alpha = scalar_or_one(alpha);
+  g.beta = scalar_or_one(beta);
   const bool copy_self = g.beta != std::complex<double>(0.0, 0.0) && !same_view(self, out);
   if (copy_self) {
     // Validates the broadcast on the host.
@@ -187,25 +193,76 @@ void require_broadcastable(const TensorView& self, const Shape& shape) {
   }
 }
 
+// require_one_dtype over `rest`, with self listed first when the op has one
+// (the "beta * self + alpha * product" forms).
+void require_one_dtype(const TensorView* self, std::initializer_list<NamedView> rest) {
+  std::vector<NamedView> ts;
+  if (self != nullptr) ts.emplace_back(self, "self");
+  ts.insert(ts.end(), rest);
+  require_one_dtype(ts);
+}
+
+// The checks and engine arguments shared by mm/addmm (2-D a and b) and
+// bmm/baddbmm (3-D, `batched`): ranks, one dtype (with self when the op has
+// one), matching inner (and batch) dims and out's shape, then c = a @ b over
+// the operands' strides. alpha and beta stay 1 and 0.
+GemmArgs product_args(const Operand& a, const char* a_name, const Operand& b, const char* b_name,
+                      const TensorView* self, const TensorView& c, const aclTensor* out, bool batched) {
+  const int64_t first = batched ? 1 : 0;  // a's row dim; the batch dim precedes it
+  require_rank(a.view, a_name, first + 2);
+  require_rank(b.view, b_name, first + 2);
+  require_one_dtype(self, {{&a.view, a_name}, {&b.view, b_name}, {&c, "out"}});
+  // "<a>.size(da) must equal <b>.size(db)"
+  const auto require_same_size = [&](int64_t da, int64_t db) {
+    const std::string what = std::string(a_name) + ".size(" + std::to_string(da) + ") must equal " + b_name +
+                             ".size(" + std::to_string(db) + ")";
+    require_dims(what.c_str(), a.view.sizes[da], b.view.sizes[db]);
+  };
+  if (batched) require_same_size(0, 0);
+  require_same_size(first + 1, first);
+  Shape out_shape{a.view.sizes[first], b.view.sizes[first + 1]};
+  if (batched) out_shape.insert(out_shape.begin(), a.view.sizes[0]);
+  require_shape(out, out_shape, "out");
+  GemmArgs g;
+  g.dtype = c.dtype;
+  if (batched) g.batch = a.view.sizes[0];
+  g.m = a.view.sizes[first];
+  g.k = a.view.sizes[first + 1];
+  g.n = b.view.sizes[first + 1];
+  const int64_t batch_dim = batched ? 0 : -1;
+  g.a = matrix(a, first, first + 1, batch_dim);
+  g.b = matrix(b, first, first + 1, batch_dim);
+  g.c = matrix(c, first, first + 1, batch_dim);
+  return g;
+}
+
+// The checks and engine arguments shared by mv and addmv: an m x k matrix
+// times a k-vector into an m-vector, as a GEMM with n = 1.
+GemmArgs matrix_vector_args(const TensorView& mat, const char* mat_name, const TensorView& vec,
+                            const TensorView* self, const TensorView& c, const aclTensor* out) {
+  require_rank(mat, mat_name, 2);
+  require_rank(vec, "vec", 1);
+  require_one_dtype(self, {{&mat, mat_name}, {&vec, "vec"}, {&c, "out"}});
+  require_dims((std::string(mat_name) + ".size(1) must equal vec.size(0)").c_str(), mat.sizes[1], vec.sizes[0]);
+  require_shape(out, Shape{mat.sizes[0]}, "out");
+  GemmArgs g;
+  g.dtype = c.dtype;
+  g.m = mat.sizes[0];
+  g.k = mat.sizes[1];
+  g.n = 1;
+  g.a = matrix(mat, 0, 1);
+  g.b = matrix(vec, 0, -1);
+  g.c = matrix(c, 0, -1);
+  return g;
+}
+
 }  // namespace
 
 std::function<void()> mm_task(const aclTensor* self, const aclTensor* mat2, aclTensor* out, int8_t cubeMathType) {
   check_cube_math_type(cubeMathType);
   const Operand a = operand(self, "self"), b = operand(mat2, "mat2");
   const auto v = require_views<1>({{{out, "out"}}});
-  require_rank(a.view, "self", 2);
-  require_rank(b.view, "mat2", 2);
-  require_one_dtype({{&a.view, "self"}, {&b.view, "mat2"}, {&v[0], "out"}});
-  require_dims("self.size(1) must equal mat2.size(0)", a.view.sizes[1], b.view.sizes[0]);
-  require_shape(out, Shape{a.view.sizes[0], b.view.sizes[1]}, "out");
-  GemmArgs g;
-  g.dtype = v[0].dtype;
-  g.m = a.view.sizes[0];
-  g.k = a.view.sizes[1];
-  g.n = b.view.sizes[1];
-  g.a = matrix(a, 0, 1);
-  g.b = matrix(b, 0, 1);
-  g.c = matrix(v[0], 0, 1);
+  const GemmArgs g = product_args(a, "self", b, "mat2", nullptr, v[0], out, false);
   return task([g] { kn::linalg::gemm(g); });
 }
 
@@ -213,21 +270,7 @@ std::function<void()> bmm_task(const aclTensor* self, const aclTensor* mat2, acl
   check_cube_math_type(cubeMathType);
   const Operand a = operand(self, "self"), b = operand(mat2, "mat2");
   const auto v = require_views<1>({{{out, "out"}}});
-  require_rank(a.view, "self", 3);
-  require_rank(b.view, "mat2", 3);
-  require_one_dtype({{&a.view, "self"}, {&b.view, "mat2"}, {&v[0], "out"}});
-  require_dims("self.size(0) must equal mat2.size(0)", a.view.sizes[0], b.view.sizes[0]);
-  require_dims("self.size(2) must equal mat2.size(1)", a.view.sizes[2], b.view.sizes[1]);
-  require_shape(out, Shape{a.view.sizes[0], a.view.sizes[1], b.view.sizes[2]}, "out");
-  GemmArgs g;
-  g.dtype = v[0].dtype;
-  g.batch = a.view.sizes[0];
-  g.m = a.view.sizes[1];
-  g.k = a.view.sizes[2];
-  g.n = b.view.sizes[2];
-  g.a = matrix(a, 1, 2, 0);
-  g.b = matrix(b, 1, 2, 0);
-  g.c = matrix(v[0], 1, 2, 0);
+  const GemmArgs g = product_args(a, "self", b, "mat2", nullptr, v[0], out, true);
   return task([g] { kn::linalg::gemm(g); });
 }
 
@@ -320,23 +363,9 @@ std::function<void()> addmm_task(const aclTensor* self, const aclTensor* mat1, c
   check_cube_math_type(cubeMathType);
   const Operand a = operand(mat1, "mat1"), b = operand(mat2, "mat2");
   const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
-  require_rank(a.view, "mat1", 2);
-  require_rank(b.view, "mat2", 2);
-  require_one_dtype({{&v[0], "self"}, {&a.view, "mat1"}, {&b.view, "mat2"}, {&v[1], "out"}});
-  require_dims("mat1.size(1) must equal mat2.size(0)", a.view.sizes[1], b.view.sizes[0]);
-  require_shape(out, Shape{a.view.sizes[0], b.view.sizes[1]}, "out");
+  const GemmArgs g = product_args(a, "mat1", b, "mat2", &v[0], v[1], out, false);
   require_broadcastable(v[0], v[1].sizes);
-  GemmArgs g;
-  g.dtype = v[1].dtype;
-  g.m = a.view.sizes[0];
-  g.k = a.view.sizes[1];
-  g.n = b.view.sizes[1];
-  g.a = matrix(a, 0, 1);
-  g.b = matrix(b, 0, 1);
-  g.c = matrix(v[1], 0, 1);
-  g.alpha = scalar_or_one(alpha);
-  g.beta = scalar_or_one(beta);
-  return accumulate_task(g, v[0], v[1]);
+  return accumulate_task(g, beta, alpha, v[0], v[1]);
 }
 
 std::function<void()> baddbmm_task(const aclTensor* self, const aclTensor* batch1, const aclTensor* batch2,
@@ -345,25 +374,9 @@ std::function<void()> baddbmm_task(const aclTensor* self, const aclTensor* batch
   check_cube_math_type(cubeMathType);
   const Operand a = operand(batch1, "batch1"), b = operand(batch2, "batch2");
   const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
-  require_rank(a.view, "batch1", 3);
-  require_rank(b.view, "batch2", 3);
-  require_one_dtype({{&v[0], "self"}, {&a.view, "batch1"}, {&b.view, "batch2"}, {&v[1], "out"}});
-  require_dims("batch1.size(0) must equal batch2.size(0)", a.view.sizes[0], b.view.sizes[0]);
-  require_dims("batch1.size(2) must equal batch2.size(1)", a.view.sizes[2], b.view.sizes[1]);
-  require_shape(out, Shape{a.view.sizes[0], a.view.sizes[1], b.view.sizes[2]}, "out");
+  const GemmArgs g = product_args(a, "batch1", b, "batch2", &v[0], v[1], out, true);
   require_broadcastable(v[0], v[1].sizes);
-  GemmArgs g;
-  g.dtype = v[1].dtype;
-  g.batch = a.view.sizes[0];
-  g.m = a.view.sizes[1];
-  g.k = a.view.sizes[2];
-  g.n = b.view.sizes[2];
-  g.a = matrix(a, 1, 2, 0);
-  g.b = matrix(b, 1, 2, 0);
-  g.c = matrix(v[1], 1, 2, 0);
-  g.alpha = scalar_or_one(alpha);
-  g.beta = scalar_or_one(beta);
-  return accumulate_task(g, v[0], v[1]);
+  return accumulate_task(g, beta, alpha, v[0], v[1]);
 }
 
 std::function<void()> addbmm_task(const aclTensor* self, const aclTensor* batch1, const aclTensor* batch2,
@@ -388,9 +401,7 @@ std::function<void()> addbmm_task(const aclTensor* self, const aclTensor* batch1
   g.b = matrix(v[2], 1, 2, 0);
   g.c = matrix(v[3], 0, 1);
   g.reduce_batch = true;
-  g.alpha = scalar_or_one(alpha);
-  g.beta = scalar_or_one(beta);
-  return accumulate_task(g, v[0], v[3]);
+  return accumulate_task(g, beta, alpha, v[0], v[3]);
 }
 
 std::function<void()> addmv_task(const aclTensor* self, const aclTensor* mat, const aclTensor* vec,
@@ -398,41 +409,15 @@ std::function<void()> addmv_task(const aclTensor* self, const aclTensor* mat, co
                                  int8_t cubeMathType) {
   check_cube_math_type(cubeMathType);
   const auto v = require_views<4>({{{self, "self"}, {mat, "mat"}, {vec, "vec"}, {out, "out"}}});
-  require_rank(v[1], "mat", 2);
-  require_rank(v[2], "vec", 1);
-  require_one_dtype({{&v[0], "self"}, {&v[1], "mat"}, {&v[2], "vec"}, {&v[3], "out"}});
-  require_dims("mat.size(1) must equal vec.size(0)", v[1].sizes[1], v[2].sizes[0]);
-  require_shape(out, Shape{v[1].sizes[0]}, "out");
+  const GemmArgs g = matrix_vector_args(v[1], "mat", v[2], &v[0], v[3], out);
   require_broadcastable(v[0], v[3].sizes);
-  GemmArgs g;
-  g.dtype = v[3].dtype;
-  g.m = v[1].sizes[0];
-  g.k = v[1].sizes[1];
-  g.n = 1;
-  g.a = matrix(v[1], 0, 1);
-  g.b = matrix(v[2], 0, -1);
-  g.c = matrix(v[3], 0, -1);
-  g.alpha = scalar_or_one(alpha);
-  g.beta = scalar_or_one(beta);
-  return accumulate_task(g, v[0], v[3]);
+  return accumulate_task(g, beta, alpha, v[0], v[3]);
 }
 
 std::function<void()> mv_task(const aclTensor* self, const aclTensor* vec, aclTensor* out, int8_t cubeMathType) {
   check_cube_math_type(cubeMathType);
   const auto v = require_views<3>({{{self, "self"}, {vec, "vec"}, {out, "out"}}});
-  require_rank(v[0], "self", 2);
-  require_rank(v[1], "vec", 1);
-  require_one_dtype({{&v[0], "self"}, {&v[1], "vec"}, {&v[2], "out"}});
-  require_dims("self.size(1) must equal vec.size(0)", v[0].sizes[1], v[1].sizes[0]);
-  require_shape(out, Shape{v[0].sizes[0]}, "out");
-  GemmArgs g;
-  g.dtype = v[2].dtype;
-  g.m = v[0].sizes[0];
-  g.k = v[0].sizes[1];
-  g.n = 1;
-  g.a = matrix(v[0], 0, 1);
-  g.b = matrix(v[1], 0, -1);
-  g.c = matrix(v[2], 0, -1);
+  const GemmArgs g = matrix_vector_args(v[0], "self", v[1], nullptr, v[2], out);
   return task([g] { kn::linalg::gemm(g); });
 }
 
@@ -475,9 +460,7 @@ std::function<void()> addr_task(const aclTensor* self, const aclTensor* vec1, co
   g.a = {v[1].data, v[1].strides[0], 0, 0};
   g.b = {v[2].data, 0, v[2].strides[0], 0};
   g.c = matrix(v[3], 0, 1);
-  g.alpha = scalar_or_one(alpha);
-  g.beta = scalar_or_one(beta);
-  return accumulate_task(g, v[0], v[3]);
+  return accumulate_task(g, beta, alpha, v[0], v[3]);
 }
 
 }  // namespace npu::emu

@@ -17,20 +17,30 @@ void require_real(const char* op, DType d) {
   }
 }
 
+// Calls f(tag, th) for the real element type T of `d` (tag's type), th being
+// the threshold rounded to T first and held in opmath_t<T>: CPU's kernels
+// compare in the element type. Complex and bool are rejected by require_real.
+template <class F>
+void visit_real_threshold(DType d, const Scalar& threshold, F&& f) {
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!is_complex_v<T> && !std::is_same_v<T, bool>) {
+      f(tag, static_cast<opmath_t<T>>(threshold.to<T>()));
+    }
+  });
+}
+
 }  // namespace
 
 void threshold(const TensorView& out, const TensorView& self, const Scalar& threshold, const Scalar& value) {
   require_real("threshold", out.dtype);
   std::optional<ScratchTensor> hs;
   const TensorView x = broadcast_to(input_as(self, out.dtype, hs), out.sizes);
-  visit_dtype(out.dtype, [&](auto tag) {
+  visit_real_threshold(out.dtype, threshold, [&](auto tag, auto th) {
     using T = typename decltype(tag)::type;
-    if constexpr (!is_complex_v<T> && !std::is_same_v<T, bool>) {
-      using M = opmath_t<T>;
-      const M th = static_cast<M>(threshold.to<T>());
-      const T v = value.to<T>();
-      unary_kernel<T, T>(out, x, [th, v](T xv) { return static_cast<M>(xv) <= th ? v : xv; });
-    }
+    using M = decltype(th);
+    const T v = value.to<T>();
+    unary_kernel<T, T>(out, x, [th, v](T xv) { return static_cast<M>(xv) <= th ? v : xv; });
   });
 }
 
@@ -40,15 +50,10 @@ void threshold_backward(const TensorView& out, const TensorView& grad_output, co
   std::optional<ScratchTensor> hg, hs;
   const TensorView g = broadcast_to(input_as(grad_output, out.dtype, hg), out.sizes);
   const TensorView x = broadcast_to(input_as(self, out.dtype, hs), out.sizes);
-  visit_dtype(out.dtype, [&](auto tag) {
+  visit_real_threshold(out.dtype, threshold, [&](auto tag, auto th) {
     using T = typename decltype(tag)::type;
-    if constexpr (!is_complex_v<T> && !std::is_same_v<T, bool>) {
-      // Compared in the element type, as CPU's kernel: the threshold rounds
-      // to T first.
-      using M = opmath_t<T>;
-      const M th = static_cast<M>(threshold.to<T>());
-      binary_kernel<T, T, T>(out, x, g, [th](T xv, T gv) { return static_cast<M>(xv) <= th ? T(0) : gv; });
-    }
+    using M = decltype(th);
+    binary_kernel<T, T, T>(out, x, g, [th](T xv, T gv) { return static_cast<M>(xv) <= th ? T(0) : gv; });
   });
 }
 

@@ -447,6 +447,21 @@ void visit_conv_dtype(DType dtype, F&& f) {
   }
 }
 
+// Calls f(tag, passes) with the passes of a convolution whose column side is
+// `a` and image side `b`, in the element type of `dtype` (tag's type; its
+// compute type is acc_t of it). The forward and backward entries share this.
+template <class F>
+void visit_passes(DType dtype, const ConvOperand& a, const ConvOperand& b, const ConvOperand& weight,
+                  const ConvParams& p, F&& f) {
+  const Geometry g = geometry(b.spatial, weight.spatial, a.spatial, p);
+  visit_conv_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Passes<T, acc_t<T>> passes{g, p.groups, weight.size0() / p.groups, weight.size1(),
+                                     is_reduced_float_v<T> && p.round_intermediates};
+    f(tag, passes);
+  });
+}
+
 }  // namespace
 
 ConvOperand strided_operand(const TensorView& v) {
@@ -476,14 +491,11 @@ void convolution(const ConvOperand& input, const ConvOperand& weight, const Tens
                  const ConvOperand& output, const ConvParams& p, bool transposed) {
   const ConvOperand& a = transposed ? input : output;
   const ConvOperand& b = transposed ? output : input;
-  const Geometry g = geometry(b.spatial, weight.spatial, a.spatial, p);
-  visit_conv_dtype(input.dtype, [&](auto tag) {
+  visit_passes(input.dtype, a, b, weight, p, [&](auto tag, const auto& passes) {
     using T = typename decltype(tag)::type;
     using Acc = acc_t<T>;
-    const Passes<T, Acc> passes{g, p.groups, weight.size0() / p.groups, weight.size1(),
-                                is_reduced_float_v<T> && p.round_intermediates};
     if (a.size0() == 0) return;
-    const std::vector<Acc> w = pack_weight<T, Acc>(weight, g);
+    const std::vector<Acc> w = pack_weight<T, Acc>(weight, passes.g);
     if (transposed) {
       passes.image_side(b, a, w, bias);
     } else {
@@ -498,21 +510,18 @@ void convolution_backward(const ConvOperand& grad_output, const ConvOperand& inp
   // The column side is grad_output for a plain convolution, input for a transposed one.
   const ConvOperand& a = transposed ? input : grad_output;
   const ConvOperand& b = transposed ? grad_output : input;
-  const Geometry g = geometry(b.spatial, weight.spatial, a.spatial, p);
-  visit_conv_dtype(input.dtype, [&](auto tag) {
+  visit_passes(input.dtype, a, b, weight, p, [&](auto tag, const auto& passes) {
     using T = typename decltype(tag)::type;
     using Acc = acc_t<T>;
-    const Passes<T, Acc> passes{g, p.groups, weight.size0() / p.groups, weight.size1(),
-                                is_reduced_float_v<T> && p.round_intermediates};
     if (grad_input != nullptr && grad_input->size0() > 0) {
-      const std::vector<Acc> w = pack_weight<T, Acc>(weight, g);
+      const std::vector<Acc> w = pack_weight<T, Acc>(weight, passes.g);
       if (transposed) {
         passes.column_side(*grad_input, b, w, nullptr);
       } else {
         passes.image_side(*grad_input, a, w, nullptr);
       }
     }
-    if (grad_weight != nullptr) store_weight<T, Acc>(passes.weight_grad(a, b), *grad_weight, g);
+    if (grad_weight != nullptr) store_weight<T, Acc>(passes.weight_grad(a, b), *grad_weight, passes.g);
     if (grad_bias != nullptr) bias_grad<T, Acc>(grad_output, *grad_bias);
   });
 }

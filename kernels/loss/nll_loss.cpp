@@ -48,6 +48,22 @@ void check_target(int64_t t, int64_t c) {
   if (t < 0 || t >= c) throw KernelError("nll_loss: Target " + std::to_string(t) + " is out of bounds.");
 }
 
+// Calls f(n, s, i, t) for every target t = targets[i], i = n * S + s, in
+// order, skipping ignore_index and checking that the others name a class:
+// the walk every forward and backward pass makes.
+template <class F>
+void for_each_target(const LossLayout& l, int64_t ignore_index, F&& f) {
+  for (int64_t n = 0; n < l.n; ++n) {
+    for (int64_t s = 0; s < l.s; ++s) {
+      const int64_t i = n * l.s + s;
+      const int64_t t = l.targets[i];
+      if (t == ignore_index) continue;
+      check_target(t, l.c);
+      f(n, s, i, t);
+    }
+  }
+}
+
 // A tensor's values (of T's dtype) as a contiguous vector.
 template <class T>
 std::vector<T> values_as(const TensorView& t) {
@@ -140,14 +156,9 @@ void nll_forward(const TensorView& out, const TensorView& total_weight, const Te
   if (reduction == LossReduction::None) {
     if (out.numel() != l.n * l.s) throw KernelError("nll_loss: out must have target's shape");
     std::vector<T> losses(l.n * l.s, T(0));
-    for (int64_t n = 0; n < l.n; ++n) {
-      for (int64_t s = 0; s < l.s; ++s) {
-        const int64_t t = l.targets[n * l.s + s];
-        if (t == ignore_index) continue;
-        check_target(t, l.c);
-        losses[n * l.s + s] = w.empty() ? T(-score(n, t, s)) : T(-T(score(n, t, s) * w[t]));
-      }
-    }
+    for_each_target(l, ignore_index, [&](int64_t n, int64_t s, int64_t i, int64_t t) {
+      losses[i] = w.empty() ? T(-score(n, t, s)) : T(-T(score(n, t, s) * w[t]));
+    });
     copy(out, TensorView{losses.data(), self.dtype, out.sizes, contiguous_strides(out.sizes)});
     write_scalar(total_weight, T(0), self.dtype);
     return;
@@ -156,18 +167,12 @@ void nll_forward(const TensorView& out, const TensorView& total_weight, const Te
   CascadeSum<T> loss(l.n * l.s);
   CascadeSum<T> weights(l.n * l.s);
   int64_t counted = 0;
-  for (int64_t n = 0; n < l.n; ++n) {
-    for (int64_t s = 0; s < l.s; ++s) {
-      const int64_t i = n * l.s + s;
-      const int64_t t = l.targets[i];
-      if (t == ignore_index) continue;
-      check_target(t, l.c);
-      ++counted;
-      const T cw = w.empty() ? T(1) : w[t];
-      loss.add(i, w.empty() ? score(n, t, s) : T(score(n, t, s) * cw), true);
-      weights.add(i, cw, false);
-    }
-  }
+  for_each_target(l, ignore_index, [&](int64_t n, int64_t s, int64_t i, int64_t t) {
+    ++counted;
+    const T cw = w.empty() ? T(1) : w[t];
+    loss.add(i, w.empty() ? score(n, t, s) : T(score(n, t, s) * cw), true);
+    weights.add(i, cw, false);
+  });
   const T total = w.empty() ? static_cast<T>(static_cast<float>(counted)) : weights.total();
   const T sum = loss.total();
   write_scalar(total_weight, total, self.dtype);
@@ -196,16 +201,10 @@ void nll_backward(const TensorView& grad_input, const TensorView& grad_output, c
   write_contiguous(grad_input, self.dtype, [&](const TensorView& gi) {
     T* o = gi.ptr<T>();
     std::fill(o, o + gi.numel(), T(0));
-    for (int64_t n = 0; n < l.n; ++n) {
-      for (int64_t s = 0; s < l.s; ++s) {
-        const int64_t i = n * l.s + s;
-        const int64_t t = l.targets[i];
-        if (t == ignore_index) continue;
-        check_target(t, l.c);
-        const T base = reduction == LossReduction::None ? T(-g[i]) : reduced;
-        o[(n * l.c + t) * l.s + s] = w.empty() ? base : T(w[t] * base);
-      }
-    }
+    for_each_target(l, ignore_index, [&](int64_t n, int64_t s, int64_t i, int64_t t) {
+      const T base = reduction == LossReduction::None ? T(-g[i]) : reduced;
+      o[(n * l.c + t) * l.s + s] = w.empty() ? base : T(w[t] * base);
+    });
   });
 }
 

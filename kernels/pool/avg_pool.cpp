@@ -58,9 +58,8 @@ template <class T>
 void avg_planes(const pool::View5& x, const pool::View5& y, const Windows& windows, const Divisor& divisor) {
   using A = opmath_t<T>;
   const int64_t yc = y.strides[1];
-  pool::for_each_group(x, x.sizes[2] * x.sizes[3] * x.sizes[4], [&](int64_t n, int64_t c0, int64_t count) {
-   pool::with_unit_stride(x.strides[1], [&](auto unit) {
-    const int64_t xc = decltype(unit)::value ? 1 : x.strides[1];
+  // xc: x's channel stride (a constant 1 for adjacent channels).
+  pool::for_each_channel_group(x, [&](int64_t n, int64_t c0, int64_t count, auto xc) {
     const T* in = x.ptr<T>() + pool::plane_offset(x, n, c0);
     T* out = y.ptr<T>() + pool::plane_offset(y, n, c0);
     std::array<A, pool::kGroup> sum;
@@ -89,7 +88,6 @@ void avg_planes(const pool::View5& x, const pool::View5& y, const Windows& windo
                                               : static_cast<T>(divisor.apply(sum[c], wd, wh, ww));
       }
     });
-   });
   });
 }
 
@@ -97,9 +95,8 @@ template <class T>
 void avg_backward_planes(const pool::View5& go, const pool::View5& gi, const Windows& windows, const Divisor& divisor) {
   using A = opmath_t<T>;
   const int64_t gc = go.strides[1];
-  pool::for_each_group(gi, gi.sizes[2] * gi.sizes[3] * gi.sizes[4], [&](int64_t n, int64_t c0, int64_t count) {
-   pool::with_unit_stride(gi.strides[1], [&](auto unit) {
-    const int64_t oc = decltype(unit)::value ? 1 : gi.strides[1];
+  // oc: gi's channel stride (a constant 1 for adjacent channels).
+  pool::for_each_channel_group(gi, [&](int64_t n, int64_t c0, int64_t count, auto oc) {
     const T* g = go.ptr<T>() + pool::plane_offset(go, n, c0);
     T* out = gi.ptr<T>() + pool::plane_offset(gi, n, c0);
     pool::zero_channels(gi, out, count);
@@ -120,7 +117,6 @@ void avg_backward_planes(const pool::View5& go, const pool::View5& gi, const Win
         }
       }
     });
-   });
   });
 }
 

@@ -46,9 +46,8 @@ void max_planes(const pool::View5& x, const pool::View5& y, const pool::View5& i
   const int64_t height = x.sizes[3], width = x.sizes[4];
   const int64_t steps[3] = {windows[0].step, windows[1].step, windows[2].step};
   const int64_t yc = y.strides[1], ic = ix.strides[1];
-  pool::for_each_group(x, x.sizes[2] * height * width, [&](int64_t n, int64_t c0, int64_t count) {
-   pool::with_unit_stride(x.strides[1], [&](auto unit) {
-    const int64_t xc = decltype(unit)::value ? 1 : x.strides[1];
+  // xc: x's channel stride (a constant 1 for adjacent channels).
+  pool::for_each_channel_group(x, [&](int64_t n, int64_t c0, int64_t count, auto xc) {
     const T* in = x.ptr<T>() + pool::plane_offset(x, n, c0);
     T* out = y.ptr<T>() + pool::plane_offset(y, n, c0);
     I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c0);
@@ -80,7 +79,6 @@ void max_planes(const pool::View5& x, const pool::View5& y, const pool::View5& i
         dst_idx[c * ic] = static_cast<I>(at[c]);
       }
     });
-   });
   });
 }
 

@@ -81,6 +81,25 @@ void with_unit_stride(int64_t channel_stride, F&& f) {
   }
 }
 
+// for_each_group over the planes of `planes` (their elements are the work)
+// with with_unit_stride on its channel stride: calls body(n, c0, count,
+// stride), where `stride` is the channel stride, a compile-time 1
+// (std::integral_constant) when the channels are adjacent, so the body's
+// channel loops see a constant and vectorize.
+template <class Body>
+void for_each_channel_group(const View5& planes, Body&& body) {
+  const int64_t plane = planes.sizes[2] * planes.sizes[3] * planes.sizes[4];
+  for_each_group(planes, plane, [&](int64_t n, int64_t c0, int64_t count) {
+    with_unit_stride(planes.strides[1], [&](auto unit) {
+      if constexpr (decltype(unit)::value) {
+        body(n, c0, count, std::integral_constant<int64_t, 1>{});
+      } else {
+        body(n, c0, count, planes.strides[1]);
+      }
+    });
+  });
+}
+
 // Element offset of spatial position (d, h, w) in a 5-d view's plane.
 inline int64_t spatial_offset(const TensorView& v5, int64_t d, int64_t h, int64_t w) {
   return d * v5.strides[2] + h * v5.strides[3] + w * v5.strides[4];

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,18 @@ namespace acl_test {
 inline std::string recent_error() {
   const char* msg = aclGetRecentErrMsg();
   return msg == nullptr ? std::string() : std::string(msg);
+}
+
+// Runs a ...GetWorkspaceSize call (given the workspace and executor
+// out-parameters) expected to refuse its arguments: it fails, hands out no
+// executor, and the recent error message contains `message_part`.
+using Prepare = std::function<aclnnStatus(uint64_t*, aclOpExecutor**)>;
+inline void require_refused(const Prepare& prepare, const std::string& message_part) {
+  uint64_t ws = 0;
+  aclOpExecutor* ex = nullptr;
+  CHECK(prepare(&ws, &ex) != ACL_SUCCESS);
+  CHECK(ex == nullptr);
+  CHECK(recent_error().find(message_part) != std::string::npos);
 }
 
 // aclrtSetDevice is per thread; every test selects device 0 explicitly.

@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,22 +18,8 @@
 #include "acl_test_support.h"
 
 using acl_test::DeviceBuffer;
+using acl_test::require_refused;
 using acl_test::Tensor1D;
-
-namespace {
-
-using Prepare = std::function<aclnnStatus(uint64_t*, aclOpExecutor**)>;
-
-// Runs a ...GetWorkspaceSize call expected to refuse its arguments.
-void require_refused(const Prepare& prepare, const std::string& message_part) {
-  uint64_t ws = 0;
-  aclOpExecutor* ex = nullptr;
-  CHECK(prepare(&ws, &ex) != ACL_SUCCESS);
-  CHECK(ex == nullptr);
-  CHECK(acl_test::recent_error().find(message_part) != std::string::npos);
-}
-
-}  // namespace
 
 TEST_CASE("argument errors fail GetWorkspaceSize and queue nothing", "[validation]") {
   acl_test::use_device0();

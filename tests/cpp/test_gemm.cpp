@@ -14,6 +14,7 @@
 
 #include "acl/aclnn_matmul.h"
 #include "acl_test_support.h"
+#include "gemm_test_support.h"
 #include "kernels/core/dtype_dispatch.h"
 #include "kernels/linalg/gemm.h"
 
@@ -119,15 +120,7 @@ void check(const Case& c) {
   Strided b = make<T>(c.batch, c.k, c.n, c.lb, c.bcast_b, rng, bv);
   const int64_t cb = c.reduce ? 1 : c.batch;
   Strided out = make<T>(cb, c.m, c.n, c.lc, false, rng, cv);
-  GemmArgs g;
-  g.dtype = dtype_of<T>();
-  g.batch = c.batch;
-  g.m = c.m;
-  g.n = c.n;
-  g.k = c.k;
-  g.a = a.g;
-  g.b = b.g;
-  g.c = out.g;
+  GemmArgs g = gemm_test::product(dtype_of<T>(), c.m, c.n, c.k, a.g, b.g, out.g, c.batch);
   g.alpha = c.alpha;
   g.beta = c.beta;
   g.reduce_batch = c.reduce;
@@ -209,13 +202,8 @@ TEST_CASE("gemm with zero sizes and beta 0", "[gemm]") {
   check<float>(reduce0);
   // beta == 0: C's old values are never read, NaN included.
   std::vector<float> a{1, 2}, b{3, 4}, c{std::numeric_limits<float>::quiet_NaN()};
-  GemmArgs g;
-  g.m = g.n = 1;
-  g.k = 2;
-  g.a = {a.data(), 2, 1, 0};
-  g.b = {b.data(), 1, 1, 0};
-  g.c = {c.data(), 1, 1, 0};
-  linalg::gemm(g);
+  linalg::gemm(gemm_test::product(npu::model::DType::Float32, 1, 1, 2, {a.data(), 2, 1, 0}, {b.data(), 1, 1, 0},
+                                  {c.data(), 1, 1, 0}));
   REQUIRE(c[0] == 11.0f);
 }
 
@@ -285,13 +273,10 @@ TEST_CASE("gemm reads and writes blocked (FRACTAL_NZ) operands", "[gemm]") {
   for (int64_t l = 0; l < k; ++l) {
     for (int64_t j = 0; j < n; ++j) b_nz[nz_offset(n, j, l)] = b[l * n + j] = static_cast<float>((l * 5 + j) % 7 - 3);
   }
-  GemmArgs g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.a = {a_nz.data(), c0, 1, 0, 0, 0, c0, 32 * c0};          // rows stride C0, columns in C0 blocks
-  g.b = {b_nz.data(), 1, c0, 0, c0, 32 * c0, 0, 0};          // transposed: rows (k) in blocks
-  g.c = {c_nz.data(), c0, 1, 0, 0, 0, c0, 32 * c0};          // [m, n] written as NZ
+  GemmArgs g = gemm_test::product(npu::model::DType::Float32, m, n, k,
+                                  {a_nz.data(), c0, 1, 0, 0, 0, c0, 32 * c0},  // rows stride C0, columns in C0 blocks
+                                  {b_nz.data(), 1, c0, 0, c0, 32 * c0, 0, 0},  // transposed: rows (k) in blocks
+                                  {c_nz.data(), c0, 1, 0, 0, 0, c0, 32 * c0});  // [m, n] written as NZ
   g.alpha = 2;
   linalg::gemm(g);
   for (int64_t i = 0; i < m; ++i) {

@@ -29,6 +29,8 @@
 #include "kernels/linalg/gemm.h"
 #include "kernels/linalg/gemm_bf16_dot.h"
 
+#include "gemm_test_support.h"
+
 using npu::kernels::bfloat16;
 using npu::kernels::linalg::GemmArgs;
 using npu::kernels::linalg::GemmMatrix;
@@ -102,15 +104,7 @@ void check(const Case& c) {
   const Operand b = make(c.batch, c.k, c.n, c.lb, c.bcast_b, rng);
   const int64_t c_batches = c.reduce ? 1 : c.batch;
   Operand out = make(c_batches, c.m, c.n, c.lc, false, rng);
-  GemmArgs g;
-  g.dtype = npu::model::DType::BFloat16;
-  g.batch = c.batch;
-  g.m = c.m;
-  g.n = c.n;
-  g.k = c.k;
-  g.a = a.g;
-  g.b = b.g;
-  g.c = out.g;
+  GemmArgs g = gemm_test::product(npu::model::DType::BFloat16, c.m, c.n, c.k, a.g, b.g, out.g, c.batch);
   g.alpha = c.alpha;
   g.beta = c.beta;
   g.reduce_batch = c.reduce;
@@ -180,14 +174,8 @@ TEST_CASE("bfloat16 gemm on the AVX512-BF16 kernel ignores C with beta 0", "[gem
   const int64_t m = 20, n = 40, k = 7;
   std::vector<bfloat16> a(m * k, bfloat16(1.0f)), b(k * n, bfloat16(0.5f));
   std::vector<bfloat16> c(m * n, bfloat16(std::numeric_limits<float>::quiet_NaN()));
-  GemmArgs g;
-  g.dtype = npu::model::DType::BFloat16;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.a = {a.data(), k, 1, 0};
-  g.b = {b.data(), n, 1, 0};
-  g.c = {c.data(), n, 1, 0};
+  const GemmArgs g = gemm_test::product(npu::model::DType::BFloat16, m, n, k, {a.data(), k, 1, 0},
+                                        {b.data(), n, 1, 0}, {c.data(), n, 1, 0});
   REQUIRE(npu::kernels::linalg::bf16_dot_chosen(g));
   npu::kernels::linalg::gemm(g);
   for (const bfloat16 v : c) REQUIRE(static_cast<float>(v) == 3.5f);
@@ -208,14 +196,9 @@ TEST_CASE("bfloat16 gemm on the AVX512-BF16 kernel keeps infinities next to its 
     a[(m - 1) * k + (k - 1)] = bfloat16(inf);  // last row, last (unpaired) k
     const auto b_at = [&](int64_t l, int64_t j) -> bfloat16& { return b_transposed ? b[j * k + l] : b[l * n + j]; };
     b_at(k - 1, n - 1) = bfloat16(-inf);  // last column, last k
-    GemmArgs g;
-    g.dtype = npu::model::DType::BFloat16;
-    g.m = m;
-    g.n = n;
-    g.k = k;
-    g.a = {a.data(), k, 1, 0};
-    g.b = b_transposed ? GemmMatrix{b.data(), 1, k, 0} : GemmMatrix{b.data(), n, 1, 0};
-    g.c = {c.data(), n, 1, 0};
+    const GemmArgs g = gemm_test::product(
+        npu::model::DType::BFloat16, m, n, k, {a.data(), k, 1, 0},
+        b_transposed ? GemmMatrix{b.data(), 1, k, 0} : GemmMatrix{b.data(), n, 1, 0}, {c.data(), n, 1, 0});
     REQUIRE(npu::kernels::linalg::bf16_dot_chosen(g));
     npu::kernels::linalg::gemm(g);
     for (int64_t i = 0; i < m; ++i) {

@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,18 +16,9 @@
 #include "acl_test_support.h"
 
 using acl_test::DeviceBuffer;
+using acl_test::require_refused;
 
 namespace {
-
-using Prepare = std::function<aclnnStatus(uint64_t*, aclOpExecutor**)>;
-
-void require_refused(const Prepare& prepare, const std::string& message_part) {
-  uint64_t ws = 0;
-  aclOpExecutor* ex = nullptr;
-  CHECK(prepare(&ws, &ex) != ACL_SUCCESS);
-  CHECK(ex == nullptr);
-  CHECK(acl_test::recent_error().find(message_part) != std::string::npos);
-}
 
 struct TensorDeleter {
   void operator()(aclTensor* t) const { aclDestroyTensor(t); }
