@@ -2,12 +2,13 @@
 
 Prints per-op latency for small tensors (dispatch + launch overhead),
 per-step time of small recurrent models (chains of small ops), throughput
-for large tensors (GB/s) and GEMM speed (GFLOP/s; float32 also against
-Eigen's all-core peak from build/bench_gemm), each with its ratio to CPU,
-plus the machine's memcpy bandwidth as the ceiling. `--json FILE` writes the numbers.
+for large tensors (GB/s), mid-size (180K-element) optimizer-style updates
+and GEMM speed (GFLOP/s; float32 also against Eigen's all-core peak from
+build/bench_gemm), each with its ratio to CPU, plus the machine's memcpy
+bandwidth as the ceiling. `--json FILE` writes the numbers.
 Not part of the tests: timings never decide pass/fail.
 
-    python bench/run.py [--json out.json] [--quick]
+    python bench/run.py [--json out.json] [--quick] [--only-mid]
 """
 
 from __future__ import annotations
@@ -117,6 +118,38 @@ def _large_ops(device: str, n: int) -> dict[str, tuple[Callable[[], object], int
         "index_select": (lambda: a.index_select(0, idx), (n // 4) * (f4 + 8 + f4)),
         "cast_to_half": (lambda: a.half(), n * (f4 + 2)),
     }
+
+
+MID_N = 180_000  # a typical model parameter: L2/L3-resident, split across threads
+
+
+def _mid_ops(device: str) -> dict[str, Callable[[], object]]:
+    """What an optimizer step does to each parameter: in-place elementwise
+    updates of mid-size contiguous tensors (float32, and bfloat16 weights)."""
+    a = torch.randn(MID_N, device=device)
+    b = torch.randn(MID_N, device=device)
+    ah, bh = a.bfloat16(), b.bfloat16()
+    return {
+        "add_alpha_": lambda: a.add_(b, alpha=-0.01),
+        "add_": lambda: a.add_(b),
+        "sub": lambda: a - b,
+        "mul_scalar_": lambda: a.mul_(0.9999),
+        "mul": lambda: a * b,
+        "div": lambda: a / b,
+        "bf16_add_a_": lambda: ah.add_(bh, alpha=-0.01),
+        "bf16_mul": lambda: ah * bh,
+    }
+
+
+def mid_rows(quick: bool) -> list[Row]:
+    cpu_mid, npu_mid = _mid_ops("cpu"), _mid_ops("npu")
+    iters = 50 if quick else 300
+    rows = []
+    for name in cpu_mid:
+        c = _time(cpu_mid[name], "cpu", iters) * 1e6
+        d = _time(npu_mid[name], "npu", iters) * 1e6
+        rows.append(Row("mid", name, c, d, "us/op", d / c, f"<= {LATENCY_TARGET}x"))
+    return rows
 
 
 GEMM_TARGETS = {torch.float32: 0.9, torch.float16: 1.0, torch.bfloat16: 1.0}  # npu GFLOP/s / CPU GFLOP/s
@@ -275,6 +308,7 @@ def run(quick: bool) -> tuple[list[Row], float]:
         d = nbytes / _time(npu_large[name][0], "npu", 3 if quick else 10) / 1e9
         target = f">= {THROUGHPUT_TARGET}x" if name in ("add", "mul", "sum", "sum_dim") else "-"
         rows.append(Row("throughput", name, c, d, "GB/s", d / c, target))
+    rows += mid_rows(quick)  # 180K-element in-place updates (optimizer steps)
     rows += _gemm_rows(quick)  # matmul (issue 14)
 
     rows += conv_rows(quick)
@@ -292,9 +326,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     parser.add_argument("--quick", action="store_true", help="fewer iterations, smaller tensors")
+    parser.add_argument("--only-mid", action="store_true", help="only the mid-size (180K-element) rows")
     args = parser.parse_args(argv)
     torch.set_num_threads(torch.get_num_threads())
-    rows, memcpy = run(args.quick)
+    if args.only_mid:
+        rows, memcpy = mid_rows(args.quick), memcpy_bandwidth(MID_N)
+    else:
+        rows, memcpy = run(args.quick)
     print(f"{'kind':<11}{'op':<14}{'cpu':>10}{'npu':>10}  {'unit':<6}{'npu/cpu':>9}  target")
     for r in rows:
         print(f"{r.kind:<11}{r.op:<14}{r.cpu:>10.2f}{r.npu:>10.2f}  {r.unit:<6}{r.ratio:>9.2f}  {r.target}")
