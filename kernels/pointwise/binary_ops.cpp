@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "kernels/pointwise/fused_axpy.h"
 #include "kernels/pointwise/pointwise_kinds.h"
 #include "kernels/pointwise/pointwise_loop.h"
 #include "kernels/pointwise/pointwise_math.h"
@@ -54,6 +55,50 @@ const OpInfo& info(BinaryFn op) { return kBinaryFns[static_cast<std::size_t>(op)
 // in float, not rounded to the tensor's dtype first.
 constexpr bool keeps_scalar_in_opmath(BinaryFn op) { return op == BinaryFn::Mul || op == BinaryFn::Div; }
 
+// The factor Add and Sub multiply their second operand by, in opmath: Sub
+// negates it. PyTorch's CPU kernels hold alpha in the tensor's own dtype
+// (float16 rounds 0.3 to 0.30005); integers and opmath-sized types are unchanged.
+template <BinaryFn op, class T>
+opmath_t<T> add_alpha(const Scalar& alpha) {
+  using M = opmath_t<T>;
+  const M al_m = op == BinaryFn::Sub ? pwmath::wrap_neg(alpha.to<M>()) : alpha.to<M>();
+  return kind_of<T>() == kFloat ? static_cast<M>(static_cast<T>(al_m)) : al_m;
+}
+
+// Floating Add/Sub: out = fma(al, y, x). With al = +-1 the fma is exact to
+// x +- y, a plain loop the compiler vectorizes; otherwise contiguous runs of
+// float32/bfloat16/float16 go to the FMA3 kernel instead of a libm fma call
+// per element.
+template <class T, class F>
+void add_scaled(const TensorView& out, const TensorView& x, const TensorView& y, opmath_t<T> al, const F& fma_fn) {
+  using M = opmath_t<T>;
+  auto fp = [](auto f) { return [f](T a, T b) { return static_cast<T>(f(static_cast<M>(a), static_cast<M>(b))); }; };
+  if (al == M(1)) return map_binary<T, T, T>(out, x, y, fp([](M a, M b) { return a + b; }));
+  if (al == M(-1)) return map_binary<T, T, T>(out, x, y, fp([](M a, M b) { return a - b; }));
+  if constexpr (std::is_same_v<M, float>) {
+    struct Ctx {
+      float al;
+      const F* fn;
+    } const ctx{al, &fma_fn};
+    run_pointwise<3>(
+        {&out, &x, &y},
+        [](const void* c, const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t n) {
+          const Ctx& k = *static_cast<const Ctx*>(c);
+          if (s[0] == sizeof(T) && s[1] == sizeof(T) && s[2] == sizeof(T)) {
+            return fused_axpy<T>(reinterpret_cast<T*>(p[0]), reinterpret_cast<const T*>(p[1]),
+                                 reinterpret_cast<const T*>(p[2]), k.al, n);
+          }
+          for (int64_t i = 0; i < n; ++i) {
+            *reinterpret_cast<T*>(p[0] + i * s[0]) =
+                (*k.fn)(*reinterpret_cast<const T*>(p[1] + i * s[1]), *reinterpret_cast<const T*>(p[2] + i * s[2]));
+          }
+        },
+        &ctx);
+  } else {
+    map_binary<T, T, T>(out, x, y, fma_fn);
+  }
+}
+
 // The element function of `op` on T (for T in compute_kinds(op)). The second
 // argument is T, or float for a host scalar kept in opmath.
 template <BinaryFn op, class T>
@@ -70,14 +115,12 @@ auto binary_fn(const Scalar& alpha) {
     if constexpr (is_bool) {
       return [al = alpha.to<bool>()](T x, T y) { return x || (al && y); };  // sub rejects bool earlier
     } else {
-      const M al_m = op == BinaryFn::Sub ? pwmath::wrap_neg(alpha.to<M>()) : alpha.to<M>();
-      // PyTorch's CPU kernels hold alpha in the tensor's own dtype (float16
-      // rounds 0.3 to 0.30005); integers and opmath-sized types are unchanged.
-      const M al = kind == kFloat ? static_cast<M>(static_cast<T>(al_m)) : al_m;
+      const M al = add_alpha<op, T>(alpha);
       if constexpr (is_int) return [al](T x, T y) { return pwmath::wrap_add(x, pwmath::wrap_mul(al, y)); };
       // PyTorch's vectorized CPU kernels fuse x + alpha * y into one fma;
       // rounding the product first differs in the last bit of half results.
-      else if constexpr (kind == kFloat) return fp([al](M x, M y) { return al == M(1) ? x + y : std::fma(al, y, x); });
+      // (add_scaled() runs alpha = +-1 and contiguous runs on faster paths.)
+      else if constexpr (kind == kFloat) return fp([al](M x, M y) { return std::fma(al, y, x); });
       else return fp([al](M x, M y) { return x + al * y; });
     }
   } else if constexpr (op == BinaryFn::Mul) {
@@ -152,6 +195,9 @@ void run(const TensorView& out, const TensorView& x, const TensorView& y, const 
     const auto fn = binary_fn<op, T>(alpha);
     using Out = std::decay_t<decltype(fn(std::declval<T>(), std::declval<T>()))>;
     if (dtype_of<Out>() != out.dtype) throw KernelError(std::string(info(op).name) + ": internal dtype mismatch");
+    if constexpr ((op == BinaryFn::Add || op == BinaryFn::Sub) && kind_of<T>() == kFloat) {
+      return add_scaled<T>(out, x, y, add_alpha<op, T>(alpha), fn);
+    }
     if constexpr (keeps_scalar_in_opmath(op) && is_reduced_float_v<T>) {
       if (y.dtype == DType::Float32) return map_binary<Out, T, float>(out, x, y, fn);
     }

@@ -22,6 +22,7 @@
 #include "kernels/copy/copy.h"
 #include "kernels/factory/factories.h"
 #include "kernels/pointwise/binary_ops.h"
+#include "kernels/pointwise/fused_axpy.h"
 #include "kernels/pointwise/ternary_ops.h"
 #include "kernels/pointwise/type_promotion.h"
 #include "kernels/pointwise/unary_ops.h"
@@ -864,4 +865,36 @@ TEST_CASE("range entries refuse unsupported output dtypes before launching", "[p
   REQUIRE(aclrtSynchronizeDevice() == ACL_SUCCESS);
   CHECK(ok.download<int32_t>(4) == std::vector<int32_t>{0, 1, 2, 3});
   for (aclScalar* s : {start, end, step}) aclDestroyScalar(s);
+}
+
+// The FMA3 kernel behind add/sub with alpha must round exactly as one
+// std::fma in float followed by the tensor dtype's cast, including its vector
+// tails (odd lengths), in place, and on inf/nan and values near the rounding
+// midpoints of the reduced floats.
+TEMPLATE_TEST_CASE("fused_axpy is one fma rounded to the dtype", "[pointwise][fused_axpy]", float, bfloat16, half) {
+  using T = TestType;
+  const std::vector<float> specials = {0.0f, -0.0f, 1.0f, -1.0f, 3.0f, 1e-3f, -7.5e3f, 1e-40f, float(kInf), -float(kInf), float(kNaN)};
+  for (const int64_t n : {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{37}, int64_t{1000}}) {
+    std::vector<T> x(n), y(n), out(n);
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = static_cast<T>(specials[i % specials.size()] + 0.0137f * static_cast<float>(i));
+      y[i] = static_cast<T>(specials[(i * 7 + 3) % specials.size()] - 0.25f * static_cast<float>(i));
+    }
+    for (const float alpha : {0.3f, -0.01f, 2.0f, -3.125f}) {
+      fused_axpy<T>(out.data(), x.data(), y.data(), alpha, n);
+      std::vector<T> in_place = x;
+      fused_axpy<T>(in_place.data(), in_place.data(), y.data(), alpha, n);
+      for (int64_t i = 0; i < n; ++i) {
+        const float want = std::fma(alpha, static_cast<float>(y[i]), static_cast<float>(x[i]));
+        for (const T got : {out[i], in_place[i]}) {
+          if (std::isnan(want)) {
+            CHECK(std::isnan(static_cast<float>(got)));
+          } else {
+            CHECK(static_cast<float>(got) == static_cast<float>(static_cast<T>(want)));
+            CHECK(std::signbit(static_cast<float>(got)) == std::signbit(want));
+          }
+        }
+      }
+    }
+  }
 }

@@ -92,3 +92,37 @@ def test_add_and_mul_are_native():
     native = npu_emu.native_report()
     assert native.get("aclnnAdd", 0) >= 1 and native.get("aclnnMuls", 0) >= 1
     assert not any(name.startswith(("aten::add", "aten::mul")) for name in npu_emu.fallback_report())
+
+
+
+def _fused(x: torch.Tensor, alpha: float, y: torch.Tensor) -> torch.Tensor:
+    """fma(alpha, y, x) in float32 (alpha held in x's dtype first), rounded
+    once to float32 and then to x's dtype: alpha * y is exact in float64; the
+    fixed seeds below keep x + alpha*y clear of float64 double rounding."""
+    al = torch.tensor(alpha, dtype=x.dtype).double()
+    return (x.double() + al * y.double()).float().to(x.dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16], ids=str)
+@pytest.mark.parametrize("alpha", [-0.01, 0.3, 1, -1, 2], ids=str)
+def test_add_sub_alpha_rounds_once_on_every_layout(alpha, dtype):
+    """add/sub with alpha on floats is one fused multiply-add in float (CPU's
+    vector body) whatever path runs it: contiguous runs large enough to split
+    across workers, in place (out aliases self), strided views and broadcast
+    rows. alpha = +-1 is x +- y exactly, like CPU."""
+    g = torch.Generator().manual_seed(5)
+    a = torch.randn(180_000, generator=g).to(dtype)
+    b = (torch.randn(180_000, generator=g) * 7).to(dtype)
+    expected = _fused(a, alpha, b)
+    assert torch.equal(torch.add(a.npu(), b.npu(), alpha=alpha).cpu(), expected)
+    assert torch.equal(torch.sub(a.npu(), b.npu(), alpha=-alpha).cpu(), expected)
+    x = a.npu()
+    x.add_(b.npu(), alpha=alpha)
+    assert torch.equal(x.cpu(), expected)
+    # Strided: a transposed view; broadcast: one row against a matrix.
+    m, n = a.view(300, 600), b.view(300, 600)
+    assert torch.equal(torch.add(m.npu().t(), n.npu().t(), alpha=alpha).cpu(), _fused(m.t(), alpha, n.t()))
+    row = n[0]
+    assert torch.equal(torch.add(m.npu(), row.npu(), alpha=alpha).cpu(), _fused(m, alpha, row.expand(300, 600)))
+    if alpha in (1, -1, 2):  # no rounding of alpha * b: CPU's result on any ISA
+        assert torch.equal(torch.add(a.npu(), b.npu(), alpha=alpha).cpu(), torch.add(a, b, alpha=alpha))
