@@ -6,6 +6,7 @@
 #include "kernels/pointwise/pointwise_kinds.h"
 #include "kernels/pointwise/pointwise_loop.h"
 #include "kernels/pointwise/pointwise_math.h"
+#include "kernels/pointwise/reduced_cast.h"
 #include "kernels/pointwise/type_promotion.h"
 
 namespace npu::kernels {
@@ -72,7 +73,7 @@ opmath_t<T> add_alpha(const Scalar& alpha) {
 template <class T, class F>
 void add_scaled(const TensorView& out, const TensorView& x, const TensorView& y, opmath_t<T> al, const F& fma_fn) {
   using M = opmath_t<T>;
-  auto fp = [](auto f) { return [f](T a, T b) { return static_cast<T>(f(static_cast<M>(a), static_cast<M>(b))); }; };
+  auto fp = [](auto f) { return [f](T a, T b) { return narrow<T>(f(widen(a), widen(b))); }; };
   if (al == M(1)) return map_binary<T, T, T>(out, x, y, fp([](M a, M b) { return a + b; }));
   if (al == M(-1)) return map_binary<T, T, T>(out, x, y, fp([](M a, M b) { return a - b; }));
   if constexpr (std::is_same_v<M, float>) {
@@ -108,7 +109,7 @@ auto binary_fn(const Scalar& alpha) {
   constexpr bool is_int = kind == kInt;
   constexpr bool is_bool = kind == kBool;
   // Floating/complex ops compute in opmath and round once.
-  auto fp = [](auto f) { return [f](T x, auto y) { return static_cast<T>(f(static_cast<M>(x), static_cast<M>(y))); }; };
+  auto fp = [](auto f) { return [f](T x, auto y) { return narrow<T>(f(widen(x), widen(y))); }; };
   auto cmp = [](auto f) { return [f](T x, T y) { return f(static_cast<M>(x), static_cast<M>(y)); }; };
 
   if constexpr (op == BinaryFn::Add || op == BinaryFn::Sub) {

@@ -1,9 +1,8 @@
 #include "kernels/pointwise/fused_axpy.h"
 
 #include <cmath>
-#include <type_traits>
 
-#include "kernels/copy/reduced_float_bits.h"
+#include "kernels/pointwise/reduced_cast.h"
 
 namespace npu::kernels {
 
@@ -15,28 +14,6 @@ namespace {
 bool has_fma3() {
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return has;
-}
-
-// Reduced floats convert through the branch-free bit routines of the casts
-// (Eigen's scalar conversion branches on NaN, which keeps the loop scalar).
-template <class T>
-float widen(T v) {
-  if constexpr (std::is_same_v<T, float>) {
-    return v;
-  } else {
-    const auto bits = Eigen::numext::bit_cast<uint16_t>(v);
-    return std::is_same_v<T, bfloat16> ? bfloat16_bits_to_float(bits) : half_bits_to_float(bits);
-  }
-}
-
-template <class T>
-T narrow(float f) {
-  if constexpr (std::is_same_v<T, float>) {
-    return f;
-  } else {
-    const uint16_t bits = std::is_same_v<T, bfloat16> ? float_to_bfloat16_bits(f) : float_to_half_bits(f);
-    return Eigen::numext::bit_cast<T>(bits);
-  }
 }
 
 template <class T>

@@ -23,6 +23,7 @@
 #include "kernels/factory/factories.h"
 #include "kernels/pointwise/binary_ops.h"
 #include "kernels/pointwise/fused_axpy.h"
+#include "kernels/pointwise/reduced_cast.h"
 #include "kernels/pointwise/ternary_ops.h"
 #include "kernels/pointwise/type_promotion.h"
 #include "kernels/pointwise/unary_ops.h"
@@ -895,6 +896,27 @@ TEMPLATE_TEST_CASE("fused_axpy is one fma rounded to the dtype", "[pointwise][fu
           }
         }
       }
+    }
+  }
+}
+
+// The pointwise loops' branch-free reduced-float conversions agree with
+// Eigen's scalar ones on every non-NaN value, and keep NaN a NaN.
+TEMPLATE_TEST_CASE("widen/narrow match Eigen's reduced-float casts", "[pointwise][reduced_cast]", bfloat16, half) {
+  using T = TestType;
+  for (uint32_t bits = 0; bits <= 0xffffu; ++bits) {
+    const T v = Eigen::numext::bit_cast<T>(static_cast<uint16_t>(bits));
+    const float f = widen(v);
+    if (std::isnan(static_cast<float>(v))) {
+      CHECK(std::isnan(f));
+      CHECK(std::isnan(static_cast<float>(narrow<T>(f))));
+      continue;
+    }
+    REQUIRE(Eigen::numext::bit_cast<uint32_t>(f) == Eigen::numext::bit_cast<uint32_t>(static_cast<float>(v)));
+    // Round trips, and values between neighbours (ties included) round like Eigen.
+    for (const float probe : {f, std::nextafter(f, 0.0f), f * 1.00048828125f, f * 1.0009765625f, f * 0.99951171875f}) {
+      REQUIRE(Eigen::numext::bit_cast<uint16_t>(narrow<T>(probe)) ==
+              Eigen::numext::bit_cast<uint16_t>(static_cast<T>(probe)));
     }
   }
 }

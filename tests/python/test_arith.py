@@ -126,3 +126,21 @@ def test_add_sub_alpha_rounds_once_on_every_layout(alpha, dtype):
     assert torch.equal(torch.add(m.npu(), row.npu(), alpha=alpha).cpu(), _fused(m, alpha, row.expand(300, 600)))
     if alpha in (1, -1, 2):  # no rounding of alpha * b: CPU's result on any ISA
         assert torch.equal(torch.add(a.npu(), b.npu(), alpha=alpha).cpu(), torch.add(a, b, alpha=alpha))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_reduced_float_binary_ops_round_once_like_cpu(dtype):
+    """Binary ops on half/bfloat16 compute in float and round once to the
+    dtype (nearest even), in long vectorized runs, in place, and against a
+    host scalar: bit-exact with CPU on finite values."""
+    g = torch.Generator().manual_seed(11)
+    a = (torch.randn(100_003, generator=g) * 50).to(dtype)
+    b = (torch.randn(100_003, generator=g) * 3 + 0.5).to(dtype)
+    for op in (torch.add, torch.sub, torch.mul, torch.div, torch.maximum):
+        assert torch.equal(op(a.npu(), b.npu()).cpu(), op(a, b)), op
+    for scalar in (0.999, -3.1):
+        assert torch.equal((a.npu() * scalar).cpu(), a * scalar)
+        assert torch.equal((a.npu() / scalar).cpu(), a / scalar)
+    x = a.npu()
+    x.mul_(b.npu()).add_(b.npu())
+    assert torch.equal(x.cpu(), a * b + b)
