@@ -2,6 +2,11 @@
 
 namespace npu::kernels {
 
+bool cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+
 template <std::size_t N>
 void run_pointwise(const std::array<const TensorView*, N>& views, RunFn<N> run, const void* ctx) {
   const StridedOperands<N> ops = make_operands<N>(views);
