@@ -58,6 +58,12 @@ __attribute__((target("avx2"))) void binary_run_avx2(const F& fn, Out* o, const 
   for (int64_t i = 0; i < n; ++i) o[i] = fn(x[i], y[i]);
 }
 
+// Tensor (op) scalar: the scalar stays in a register.
+template <class Out, class A, class B, class F>
+__attribute__((target("avx2"))) void binary_scalar_run_avx2(const F& fn, Out* o, const A* x, const B yv, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = fn(x[i], yv);
+}
+
 // out[i] = f(a[i], b[i])
 template <class Out, class A, class B, class F>
 void map_binary(const TensorView& out, const TensorView& a, const TensorView& b, const F& f) {
@@ -73,6 +79,7 @@ void map_binary(const TensorView& out, const TensorView& a, const TensorView& b,
           for (int64_t i = 0; i < n; ++i) o[i] = fn(x[i], y[i]);
         } else if (s[0] == sizeof(Out) && s[1] == sizeof(A) && s[2] == 0) {
           const B yv = *y;  // tensor (op) scalar: the scalar stays in a register
+          if (cpu_has_avx2()) return binary_scalar_run_avx2(fn, o, x, yv, n);
           for (int64_t i = 0; i < n; ++i) o[i] = fn(x[i], yv);
         } else if (s[0] == sizeof(Out) && s[1] == 0 && s[2] == sizeof(B)) {
           const A xv = *x;
