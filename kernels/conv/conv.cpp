@@ -147,9 +147,9 @@ Acc rounded(Acc v) {
 // col2im; with T a reduced float each sum is rounded to T, as in PyTorch
 // CPU's slow path (ConvParams::round_intermediates).
 template <class T, class Acc>
-void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* image) {
+void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* image, int64_t ld) {
   const int64_t plane = g.image_numel();
-  const Acc* src = col;
+  int64_t row_index = 0;
   for (int64_t c = 0; c < channels; ++c) {
     Acc* img = image + c * plane;
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
@@ -159,6 +159,7 @@ void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* i
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
           const int64_t off_w = kw * g.dilation[2] - g.padding[2];
           const auto [lo, hi] = valid_range(g.column[2], g.stride[2], off_w, g.image[2]);
+          const Acc* src = col + ld * row_index++;
           for (int64_t od = 0; od < g.column[0]; ++od) {
             const int64_t id = od * g.stride[0] + off_d;
             for (int64_t oh = 0; oh < g.column[1]; ++oh, src += g.column[2]) {
@@ -185,6 +186,12 @@ void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* i
 // The weight gradient's GEMM puts this many column positions (or more) side
 // by side: a long inner dimension keeps the GEMM efficient for small images.
 constexpr int64_t kMinInner = 512;
+
+// The forward and backward-input passes put images side by side when an
+// image has fewer column positions than this (see Passes::batched_chunk),
+// with at most this many elements in a chunk's column matrix (32 MiB of float).
+constexpr int64_t kBatchedMaxColumns = 2048;
+constexpr int64_t kBatchedMaxElements = int64_t{1} << 23;
 
 // Per-thread buffers reused across tasks and calls (worker threads persist),
 // so large column matrices are not re-faulted in for every image. A task
@@ -254,14 +261,36 @@ const Acc* read_rows(const ConvOperand& t, int64_t n, int64_t c_begin, int64_t c
   return out;
 }
 
-// Writes a dense [count, positions] matrix into channels [c_begin, ...) of
-// t[n], adding bias[c_begin + c] when given.
+// Copies channels [c_begin, c_begin + count) of t[n] into rows of `out`
+// (row c at out + c * ld) in the compute type.
 template <class T, class Acc>
-void write_rows(const Acc* rows, const ConvOperand& t, int64_t n, int64_t c_begin, int64_t count,
-                const TensorView* bias) {
+void gather_rows(const ConvOperand& t, int64_t n, int64_t c_begin, int64_t count, Acc* out, int64_t ld) {
   const Int3 sizes = as3(t.spatial, 1);
   const Int3 st = strides3(t);
   const int64_t plane = prod(sizes);
+  const bool dense = sizes[2] == 1 || st[2] == 1;
+  const T* data = static_cast<const T*>(t.data) + t.outer[n];
+  for (int64_t c = 0; c < count; ++c) {
+    const T* src = data + t.channel[c_begin + c];
+    Acc* dst = out + c * ld;
+    if (dense && (sizes[1] == 1 || st[1] == sizes[2]) && (sizes[0] == 1 || st[0] == sizes[1] * sizes[2])) {
+      for (int64_t i = 0; i < plane; ++i) dst[i] = convert<Acc>(src[i]);
+    } else {
+      for_each_position(sizes, st, [&](int64_t i, int64_t off) { dst[i] = convert<Acc>(src[off]); });
+    }
+  }
+}
+
+// Writes a dense [count, positions] matrix into channels [c_begin, ...) of
+// t[n], adding bias[c_begin + c] when given.
+// Row c of `rows` starts at rows + c * ld (ld = 0: the positions count).
+template <class T, class Acc>
+void write_rows(const Acc* rows, const ConvOperand& t, int64_t n, int64_t c_begin, int64_t count,
+                const TensorView* bias, int64_t ld = 0) {
+  const Int3 sizes = as3(t.spatial, 1);
+  const Int3 st = strides3(t);
+  const int64_t plane = prod(sizes);
+  if (ld == 0) ld = plane;
   T* data = static_cast<T*>(t.data) + t.outer[n];
   for (int64_t c = 0; c < count; ++c) {
     Acc b(0);
@@ -272,7 +301,7 @@ void write_rows(const Acc* rows, const ConvOperand& t, int64_t n, int64_t c_begi
       });
     }
     T* dst = data + t.channel[c_begin + c];
-    const Acc* src = rows + c * plane;
+    const Acc* src = rows + c * ld;
     for_each_position(sizes, st, [&](int64_t i, int64_t off) { dst[off] = convert<T>(src[i] + b); });
   }
 }
@@ -288,11 +317,105 @@ struct Passes {
   bool round;        // ConvParams::round_intermediates, for a reduced-float T
   int64_t kc() const { return channels * g.kernel_numel(); }
 
+  // How many images the batched passes put side by side (0: run the
+  // per-image passes). Small images give skinny per-image GEMMs (N = the
+  // column positions, 4..196 in ResNet's later layers) that use the GEMM
+  // engine poorly; side by side they make one wide GEMM, which the engine
+  // parallelises itself. Large images keep one GEMM per image, images in
+  // parallel. The chunk is capped so its column matrix stays bounded.
+  int64_t batched_chunk(int64_t batch) const {
+    const int64_t columns = g.column_numel();
+    if (batch <= 1 || columns == 0 || columns >= kBatchedMaxColumns) return 0;
+    const int64_t per_image = std::max<int64_t>(1, std::max(kc(), rows) * columns);
+    const int64_t chunk = std::min(batch, kBatchedMaxElements / per_image);
+    return chunk >= 2 ? chunk : 0;
+  }
+
+  // column_side over chunks of images side by side, one GEMM per chunk and group.
+  void column_side_batched(const ConvOperand& a, const ConvOperand& b, const std::vector<Acc>& w,
+                           const TensorView* bias, int64_t chunk) const {
+    const int64_t batch = a.size0();
+    const int64_t columns = g.column_numel();
+    const int64_t grain = grain_for(kc() * columns);
+    in_isolation([&] {
+      for (int64_t first = 0; first < batch; first += chunk) {
+        const int64_t count = std::min(chunk, batch - first);
+        const int64_t ld = count * columns;
+        for (int64_t grp = 0; grp < groups; ++grp) {
+          Acc* col = thread_buffer<Acc>(0, kc() * ld);
+          Acc* out = thread_buffer<Acc>(1, rows * ld);
+          parallel_range(count, grain, [&](int64_t begin, int64_t end) {
+            for (int64_t j = begin; j < end; ++j) {
+              im2col_typed<T, Acc>(b, first + j, grp * channels, channels, g, col + j * columns, ld);
+            }
+          });
+          gemm<Acc>(false, false, rows, ld, kc(), w.data() + grp * rows * kc(), kc(), col, ld, out, ld, false);
+          parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
+            for (int64_t j = begin; j < end; ++j) {
+              write_rows<T, Acc>(out + j * columns, a, first + j, grp * rows, rows, bias, ld);
+            }
+          });
+        }
+      }
+    });
+  }
+
+  // image_side over chunks of images side by side: one GEMM per chunk and
+  // group, then col2im per image in parallel.
+  void image_side_batched(const ConvOperand& b, const ConvOperand& a, const std::vector<Acc>& w,
+                          const TensorView* bias, int64_t chunk) const {
+    const int64_t batch = b.size0();
+    const int64_t columns = g.column_numel();
+    const int64_t plane = g.image_numel();
+    in_isolation([&] {
+      for (int64_t first = 0; first < batch; first += chunk) {
+        const int64_t count = std::min(chunk, batch - first);
+        const int64_t ld = count * columns;
+        for (int64_t grp = 0; grp < groups; ++grp) {
+          // Slots 0 and 2 of this thread hold the chunk's matrices; the
+          // per-image tasks below use slot 1 only (this thread runs some).
+          Acc* an = thread_buffer<Acc>(2, rows * ld);
+          Acc* col = thread_buffer<Acc>(0, kc() * ld);
+          parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
+            for (int64_t j = begin; j < end; ++j) {
+              gather_rows<T, Acc>(a, first + j, grp * rows, rows, an + j * columns, ld);
+            }
+          });
+          gemm<Acc>(true, false, kc(), ld, rows, w.data() + grp * rows * kc(), kc(), an, ld, col, ld, false);
+          // round_intermediates: the columns and every col2im sum rounded to T.
+          if (round) {
+            for (int64_t i = 0; i < kc() * ld; ++i) col[i] = rounded<T>(col[i]);
+          }
+          parallel_range(count, grain_for(kc() * columns), [&](int64_t begin, int64_t end) {
+            for (int64_t j = begin; j < end; ++j) {
+              if (g.pointwise()) {
+                write_rows<T, Acc>(col + j * columns, b, first + j, grp * channels, channels, bias, ld);
+                continue;
+              }
+              Acc* img = thread_buffer<Acc>(1, channels * plane);
+              std::fill(img, img + channels * plane, Acc(0));
+              if (round) {
+                col2im_geometry<T, Acc>(col + j * columns, channels, g, img, ld);
+              } else {
+                col2im_geometry<Acc, Acc>(col + j * columns, channels, g, img, ld);
+              }
+              write_rows<T, Acc>(img, b, first + j, grp * channels, channels, bias);
+            }
+          });
+        }
+      }
+    });
+  }
+
   // A[n] = W * im2col(B[n]) (+ bias over A's channels).
   void column_side(const ConvOperand& a, const ConvOperand& b, const std::vector<Acc>& w,
                    const TensorView* bias) const {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
+    if (const int64_t chunk = batched_chunk(batch); chunk > 0) {
+      column_side_batched(a, b, w, bias, chunk);
+      return;
+    }
     parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
       for (int64_t task = begin; task < end; ++task) in_isolation([&] {
         const int64_t n = task / groups;
@@ -325,6 +448,10 @@ struct Passes {
     const int64_t batch = b.size0();
     const int64_t columns = g.column_numel();
     const int64_t plane = g.image_numel();
+    if (const int64_t chunk = batched_chunk(batch); chunk > 0) {
+      image_side_batched(b, a, w, bias, chunk);
+      return;
+    }
     parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
       for (int64_t task = begin; task < end; ++task) in_isolation([&] {
         const int64_t n = task / groups;
@@ -344,9 +471,9 @@ struct Passes {
           std::fill(img, img + channels * plane, Acc(0));
           if (round) {
             for (int64_t i = 0; i < kc() * columns; ++i) col[i] = rounded<T>(col[i]);
-            col2im_geometry<T, Acc>(col, channels, g, img);
+            col2im_geometry<T, Acc>(col, channels, g, img, columns);
           } else {
-            col2im_geometry<Acc, Acc>(col, channels, g, img);
+            col2im_geometry<Acc, Acc>(col, channels, g, img, columns);
           }
         }
         write_rows<T, Acc>(img, b, n, grp * channels, channels, bias);
@@ -543,7 +670,8 @@ void im2col(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channe
 template <class Acc>
 void col2im(const Acc* col, int64_t channels, const Shape& image_sizes, const Shape& kernel, const Shape& columns,
             const ConvParams& p, Acc* image) {
-  col2im_geometry<Acc, Acc>(col, channels, geometry(image_sizes, kernel, columns, p), image);
+  const Geometry g = geometry(image_sizes, kernel, columns, p);
+  col2im_geometry<Acc, Acc>(col, channels, g, image, g.column_numel());
 }
 
 template void im2col<float>(const ConvOperand&, int64_t, int64_t, int64_t, const Shape&, const Shape&,
