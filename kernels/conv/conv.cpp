@@ -241,6 +241,31 @@ void store_weight(const std::vector<Acc>& packed, const ConvOperand& w, const Ge
   }
 }
 
+// Whether the weight `w` (of element type T) is one dense row-major matrix
+// [size0, size1 * kernel]: then the passes use it in place. Returns its
+// address, else null.
+template <class T>
+T* dense_weight(const ConvOperand& w) {
+  T* rows = w.size0() > 0 ? dense_rows<T>(w, 0, 0, w.size1()) : nullptr;
+  if (rows == nullptr) return nullptr;
+  const int64_t row = w.size1() * prod(as3(w.spatial, 1));
+  for (int64_t o = 1; o < w.size0(); ++o) {
+    if (w.outer[o] != w.outer[0] + o * row) return nullptr;
+  }
+  return rows;
+}
+
+// The weight of each group as a dense row-major matrix [rows, size1 * kernel]:
+// in place when it is one already, else packed into `storage`.
+template <class T, class Acc>
+const Acc* weight_rows(const ConvOperand& w, const Geometry& g, std::vector<Acc>& storage) {
+  if constexpr (std::is_same_v<T, Acc>) {
+    if (const T* dense = dense_weight<T>(w)) return dense;
+  }
+  storage = pack_weight<T, Acc>(w, g);
+  return storage.data();
+}
+
 // Channels [c_begin, c_begin + count) of t[n] as a dense [count, positions]
 // matrix: in place when possible, else packed into `buffer`.
 template <class T, class Acc>
@@ -332,7 +357,7 @@ struct Passes {
   }
 
   // column_side over chunks of images side by side, one GEMM per chunk and group.
-  void column_side_batched(const ConvOperand& a, const ConvOperand& b, const std::vector<Acc>& w,
+  void column_side_batched(const ConvOperand& a, const ConvOperand& b, const Acc* w,
                            const TensorView* bias, int64_t chunk) const {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
@@ -349,7 +374,7 @@ struct Passes {
               im2col_typed<T, Acc>(b, first + j, grp * channels, channels, g, col + j * columns, ld);
             }
           });
-          gemm<Acc>(false, false, rows, ld, kc(), w.data() + grp * rows * kc(), kc(), col, ld, out, ld, false);
+          gemm<Acc>(false, false, rows, ld, kc(), w + grp * rows * kc(), kc(), col, ld, out, ld, false);
           parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
             for (int64_t j = begin; j < end; ++j) {
               write_rows<T, Acc>(out + j * columns, a, first + j, grp * rows, rows, bias, ld);
@@ -362,7 +387,7 @@ struct Passes {
 
   // image_side over chunks of images side by side: one GEMM per chunk and
   // group, then col2im per image in parallel.
-  void image_side_batched(const ConvOperand& b, const ConvOperand& a, const std::vector<Acc>& w,
+  void image_side_batched(const ConvOperand& b, const ConvOperand& a, const Acc* w,
                           const TensorView* bias, int64_t chunk) const {
     const int64_t batch = b.size0();
     const int64_t columns = g.column_numel();
@@ -381,7 +406,7 @@ struct Passes {
               gather_rows<T, Acc>(a, first + j, grp * rows, rows, an + j * columns, ld);
             }
           });
-          gemm<Acc>(true, false, kc(), ld, rows, w.data() + grp * rows * kc(), kc(), an, ld, col, ld, false);
+          gemm<Acc>(true, false, kc(), ld, rows, w + grp * rows * kc(), kc(), an, ld, col, ld, false);
           // round_intermediates: the columns and every col2im sum rounded to T.
           if (round) {
             for (int64_t i = 0; i < kc() * ld; ++i) col[i] = rounded<T>(col[i]);
@@ -408,7 +433,7 @@ struct Passes {
   }
 
   // A[n] = W * im2col(B[n]) (+ bias over A's channels).
-  void column_side(const ConvOperand& a, const ConvOperand& b, const std::vector<Acc>& w,
+  void column_side(const ConvOperand& a, const ConvOperand& b, const Acc* w,
                    const TensorView* bias) const {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
@@ -428,7 +453,7 @@ struct Passes {
           im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf, columns);
           col = buf;
         }
-        const Acc* wg = w.data() + grp * rows * kc();
+        const Acc* wg = w + grp * rows * kc();
         // The product goes straight into A when A's rows are dense and of
         // the compute type (no bias to add); else through a buffer.
         Acc* direct = nullptr;
@@ -443,7 +468,7 @@ struct Passes {
   }
 
   // B[n] = col2im(W^T * A[n]) (+ bias over B's channels).
-  void image_side(const ConvOperand& b, const ConvOperand& a, const std::vector<Acc>& w,
+  void image_side(const ConvOperand& b, const ConvOperand& a, const Acc* w,
                   const TensorView* bias) const {
     const int64_t batch = b.size0();
     const int64_t columns = g.column_numel();
@@ -457,7 +482,7 @@ struct Passes {
         const int64_t n = task / groups;
         const int64_t grp = task % groups;
         const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
-        const Acc* wg = w.data() + grp * rows * kc();
+        const Acc* wg = w + grp * rows * kc();
         Acc* img = thread_buffer<Acc>(1, channels * plane);
         // round_intermediates: the columns and every col2im sum rounded to T.
         if (g.pointwise()) {
@@ -484,9 +509,14 @@ struct Passes {
   // dW = sum over n of A[n] * im2col(B[n])^T, over chunks of images whose
   // columns sit side by side ([rows, chunk * columns] times its transpose
   // partner), so the GEMM's inner dimension is long even for small images.
-  std::vector<Acc> weight_grad(const ConvOperand& a, const ConvOperand& b) const {
+  // Written to `out`, dense [groups * rows, kc].
+  void weight_grad(const ConvOperand& a, const ConvOperand& b, Acc* out) const {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
+    if (batched_chunk(batch) == batch) {
+      weight_grad_batched(a, b, out);
+      return;
+    }
     const int64_t chunk =
         std::max<int64_t>(1, std::min<int64_t>(batch, ceil_div(kMinInner, std::max<int64_t>(columns, 1))));
     const int64_t chunks = batch == 0 ? 0 : ceil_div(batch, chunk);
@@ -527,11 +557,31 @@ struct Passes {
         }
       });
     });
-    std::vector<Acc> sum(total, Acc(0));
+    std::fill(out, out + total, Acc(0));
     partial.combine_each([&](const std::vector<Acc>& p) {
-      for (std::size_t i = 0; i < total; ++i) sum[i] += p[i];
+      for (std::size_t i = 0; i < total; ++i) out[i] += p[i];
     });
-    return sum;
+  }
+
+  // weight_grad with all images side by side: gathered in parallel, then one
+  // GEMM per group straight into `out` (the engine parallelises it).
+  void weight_grad_batched(const ConvOperand& a, const ConvOperand& b, Acc* out) const {
+    const int64_t batch = a.size0();
+    const int64_t columns = g.column_numel();
+    const int64_t ld = batch * columns;
+    in_isolation([&] {
+      for (int64_t grp = 0; grp < groups; ++grp) {
+        Acc* abuf = thread_buffer<Acc>(1, rows * ld);
+        Acc* cbuf = thread_buffer<Acc>(0, kc() * ld);
+        parallel_range(batch, grain_for((rows + kc()) * columns), [&](int64_t begin, int64_t end) {
+          for (int64_t j = begin; j < end; ++j) {
+            gather_rows<T, Acc>(a, j, grp * rows, rows, abuf + j * columns, ld);
+            im2col_typed<T, Acc>(b, j, grp * channels, channels, g, cbuf + j * columns, ld);
+          }
+        });
+        gemm<Acc>(false, true, rows, kc(), ld, abuf, ld, cbuf, ld, out + grp * rows * kc(), kc(), false);
+      }
+    });
   }
 };
 
@@ -622,7 +672,8 @@ void convolution(const ConvOperand& input, const ConvOperand& weight, const Tens
     using T = typename decltype(tag)::type;
     using Acc = acc_t<T>;
     if (a.size0() == 0) return;
-    const std::vector<Acc> w = pack_weight<T, Acc>(weight, passes.g);
+    std::vector<Acc> storage;
+    const Acc* w = weight_rows<T, Acc>(weight, passes.g, storage);
     if (transposed) {
       passes.image_side(b, a, w, bias);
     } else {
@@ -641,14 +692,26 @@ void convolution_backward(const ConvOperand& grad_output, const ConvOperand& inp
     using T = typename decltype(tag)::type;
     using Acc = acc_t<T>;
     if (grad_input != nullptr && grad_input->size0() > 0) {
-      const std::vector<Acc> w = pack_weight<T, Acc>(weight, passes.g);
+      std::vector<Acc> storage;
+      const Acc* w = weight_rows<T, Acc>(weight, passes.g, storage);
       if (transposed) {
         passes.column_side(*grad_input, b, w, nullptr);
       } else {
         passes.image_side(*grad_input, a, w, nullptr);
       }
     }
-    if (grad_weight != nullptr) store_weight<T, Acc>(passes.weight_grad(a, b), *grad_weight, passes.g);
+    if (grad_weight != nullptr) {
+      // Straight into grad_weight when it is dense of the compute type.
+      Acc* dense = nullptr;
+      if constexpr (std::is_same_v<T, Acc>) dense = dense_weight<T>(*grad_weight);
+      if (dense != nullptr) {
+        passes.weight_grad(a, b, dense);
+      } else {
+        std::vector<Acc> dw(static_cast<std::size_t>(passes.groups * passes.rows * passes.kc()));
+        passes.weight_grad(a, b, dw.data());
+        store_weight<T, Acc>(dw, *grad_weight, passes.g);
+      }
+    }
     if (grad_bias != nullptr) bias_grad<T, Acc>(grad_output, *grad_bias);
   });
 }
