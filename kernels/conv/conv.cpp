@@ -134,6 +134,51 @@ void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t 
   }
 }
 
+// For each kernel position and column position (row-major), the offset of
+// the image element that im2col reads there (by the spatial strides `st`),
+// or -1 where it reads padding. The same for every image and channel.
+std::vector<int64_t> im2col_offsets(const Geometry& g, const Int3& st) {
+  std::vector<int64_t> table(static_cast<std::size_t>(g.kernel_numel() * g.column_numel()));
+  int64_t* t = table.data();
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        for (int64_t od = 0; od < g.column[0]; ++od) {
+          const int64_t id = od * g.stride[0] + kd * g.dilation[0] - g.padding[0];
+          for (int64_t oh = 0; oh < g.column[1]; ++oh) {
+            const int64_t ih = oh * g.stride[1] + kh * g.dilation[1] - g.padding[1];
+            for (int64_t ow = 0; ow < g.column[2]; ++ow) {
+              const int64_t iw = ow * g.stride[2] + kw * g.dilation[2] - g.padding[2];
+              const bool inside = id >= 0 && id < g.image[0] && ih >= 0 && ih < g.image[1] && iw >= 0 &&
+                                  iw < g.image[2];
+              *t++ = inside ? id * st[0] + ih * st[1] + iw * st[2] : -1;
+            }
+          }
+        }
+      }
+    }
+  }
+  return table;
+}
+
+// im2col_typed through an im2col_offsets table: one flat loop per row, so
+// small images (rows of a few elements) do not pay a loop nest per row.
+template <class T, class Acc>
+void im2col_by_table(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channels, const Geometry& g,
+                     const std::vector<int64_t>& table, Acc* col, int64_t ld) {
+  const int64_t kernel = g.kernel_numel();
+  const int64_t columns = g.column_numel();
+  const T* data = static_cast<const T*>(image.data) + image.outer[n];
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* src = data + image.channel[c_begin + c];
+    for (int64_t k = 0; k < kernel; ++k) {
+      const int64_t* idx = table.data() + k * columns;
+      Acc* dst = col + ld * (c * kernel + k);
+      for (int64_t i = 0; i < columns; ++i) dst[i] = idx[i] < 0 ? Acc(0) : convert<Acc>(src[idx[i]]);
+    }
+  }
+}
+
 // `v` rounded to T's precision when T is a reduced float (identity otherwise).
 template <class T, class Acc>
 Acc rounded(Acc v) {
@@ -362,6 +407,7 @@ struct Passes {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
     const int64_t grain = grain_for(kc() * columns);
+    const std::vector<int64_t> table = im2col_offsets(g, strides3(b));
     in_isolation([&] {
       for (int64_t first = 0; first < batch; first += chunk) {
         const int64_t count = std::min(chunk, batch - first);
@@ -371,7 +417,7 @@ struct Passes {
           Acc* out = thread_buffer<Acc>(1, rows * ld);
           parallel_range(count, grain, [&](int64_t begin, int64_t end) {
             for (int64_t j = begin; j < end; ++j) {
-              im2col_typed<T, Acc>(b, first + j, grp * channels, channels, g, col + j * columns, ld);
+              im2col_by_table<T, Acc>(b, first + j, grp * channels, channels, g, table, col + j * columns, ld);
             }
           });
           gemm<Acc>(false, false, rows, ld, kc(), w + grp * rows * kc(), kc(), col, ld, out, ld, false);
@@ -569,6 +615,7 @@ struct Passes {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
     const int64_t ld = batch * columns;
+    const std::vector<int64_t> table = im2col_offsets(g, strides3(b));
     in_isolation([&] {
       for (int64_t grp = 0; grp < groups; ++grp) {
         Acc* abuf = thread_buffer<Acc>(1, rows * ld);
@@ -576,7 +623,7 @@ struct Passes {
         parallel_range(batch, grain_for((rows + kc()) * columns), [&](int64_t begin, int64_t end) {
           for (int64_t j = begin; j < end; ++j) {
             gather_rows<T, Acc>(a, j, grp * rows, rows, abuf + j * columns, ld);
-            im2col_typed<T, Acc>(b, j, grp * channels, channels, g, cbuf + j * columns, ld);
+            im2col_by_table<T, Acc>(b, j, grp * channels, channels, g, table, cbuf + j * columns, ld);
           }
         });
         gemm<Acc>(false, true, rows, kc(), ld, abuf, ld, cbuf, ld, out + grp * rows * kc(), kc(), false);
