@@ -228,26 +228,6 @@ void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* i
   }
 }
 
-// col2im_geometry through an im2col_offsets table of the contiguous image
-// (same summation order, so the same results).
-template <class T, class Acc>
-void col2im_by_table(const Acc* col, int64_t channels, const Geometry& g, const std::vector<int64_t>& table,
-                     Acc* image, int64_t ld) {
-  const int64_t kernel = g.kernel_numel();
-  const int64_t columns = g.column_numel();
-  const int64_t plane = g.image_numel();
-  for (int64_t c = 0; c < channels; ++c) {
-    Acc* img = image + c * plane;
-    for (int64_t k = 0; k < kernel; ++k) {
-      const int64_t* idx = table.data() + k * columns;
-      const Acc* src = col + ld * (c * kernel + k);
-      for (int64_t i = 0; i < columns; ++i) {
-        if (idx[i] >= 0) img[idx[i]] = rounded<T>(img[idx[i]] + src[i]);
-      }
-    }
-  }
-}
-
 // The weight gradient's GEMM puts this many column positions (or more) side
 // by side: a long inner dimension keeps the GEMM efficient for small images.
 constexpr int64_t kMinInner = 512;
@@ -458,8 +438,6 @@ struct Passes {
     const int64_t batch = b.size0();
     const int64_t columns = g.column_numel();
     const int64_t plane = g.image_numel();
-    const Int3 contiguous{g.image[1] * g.image[2], g.image[2], 1};
-    const std::vector<int64_t> table = g.pointwise() ? std::vector<int64_t>{} : im2col_offsets(g, contiguous);
     in_isolation([&] {
       for (int64_t first = 0; first < batch; first += chunk) {
         const int64_t count = std::min(chunk, batch - first);
@@ -488,9 +466,9 @@ struct Passes {
               Acc* img = thread_buffer<Acc>(1, channels * plane);
               std::fill(img, img + channels * plane, Acc(0));
               if (round) {
-                col2im_by_table<T, Acc>(col + j * columns, channels, g, table, img, ld);
+                col2im_geometry<T, Acc>(col + j * columns, channels, g, img, ld);
               } else {
-                col2im_by_table<Acc, Acc>(col + j * columns, channels, g, table, img, ld);
+                col2im_geometry<Acc, Acc>(col + j * columns, channels, g, img, ld);
               }
               write_rows<T, Acc>(img, b, first + j, grp * channels, channels, bias);
             }
