@@ -28,8 +28,8 @@ CASES = {
     "2d 1x1 stride 2": (F.conv2d, (2, 8, 7, 6), (4, 8, 1, 1), False, dict(stride=2)),
     "2d same": (F.conv2d, (2, 3, 7, 8), (4, 3, 4, 3), True, dict(padding="same", dilation=2)),
     "2d valid": (F.conv2d, (2, 3, 7, 8), (4, 3, 3, 3), True, dict(padding="valid")),
-    # 48x48 = 2304 column positions per image: one GEMM per image (smaller
-    # images are put side by side into one GEMM over the batch).
+    # 48x48 = 2304 column positions per image: one GEMM per image (images of
+    # fewer than 256 positions are put side by side into one GEMM over the batch).
     "2d large images": (F.conv2d, (2, 2, 48, 48), (3, 2, 3, 3), True, dict(padding=1)),
     "transposed 2d large images": (F.conv_transpose2d, (2, 2, 48, 48), (2, 3, 3, 3), True, {}),
     "3d": (F.conv3d, (2, 3, 5, 6, 4), (4, 3, 2, 3, 2), True, dict(stride=(1, 2, 1), padding=(1, 0, 1))),
