@@ -296,3 +296,14 @@ def test_1d_operands_in_blocked_formats_are_copied_to_base():
     wn = torch_npu.npu_format_cast(w.npu(), 4)
     assert torch_npu.get_npu_format(xn) == 3 and torch_npu.get_npu_format(wn) == 4
     torch.testing.assert_close(F.conv1d(xn, wn, padding=1).cpu(), F.conv1d(x, w, padding=1), rtol=1e-5, atol=1e-5)
+
+
+def test_small_images_in_several_chunks():
+    # 14x14 images with 512 channels of 3x3 kernel positions: a chunk of
+    # images side by side holds at most 2^23 column elements (9 images here),
+    # so a batch of 10 runs as two chunks (the last one of a single image).
+    x, w, b = rand((10, 512, 14, 14), torch.float32, 0), rand((8, 512, 3, 3), torch.float32, 1), None
+    out_c, out_n, grads_c, grads_n = run_both(F.conv2d, x, w, b, dict(padding=1))
+    torch.testing.assert_close(out_n.cpu(), out_c, rtol=1e-4, atol=1e-3)
+    for gc, gn in zip(grads_c, grads_n):
+        torch.testing.assert_close(gn.cpu(), gc, rtol=1e-4, atol=1e-2)
