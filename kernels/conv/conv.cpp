@@ -134,6 +134,51 @@ void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t 
   }
 }
 
+// For each kernel position and column position (row-major), the offset of
+// the image element that im2col reads there (by the spatial strides `st`),
+// or -1 where it reads padding. The same for every image and channel.
+std::vector<int64_t> im2col_offsets(const Geometry& g, const Int3& st) {
+  std::vector<int64_t> table(static_cast<std::size_t>(g.kernel_numel() * g.column_numel()));
+  int64_t* t = table.data();
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        for (int64_t od = 0; od < g.column[0]; ++od) {
+          const int64_t id = od * g.stride[0] + kd * g.dilation[0] - g.padding[0];
+          for (int64_t oh = 0; oh < g.column[1]; ++oh) {
+            const int64_t ih = oh * g.stride[1] + kh * g.dilation[1] - g.padding[1];
+            for (int64_t ow = 0; ow < g.column[2]; ++ow) {
+              const int64_t iw = ow * g.stride[2] + kw * g.dilation[2] - g.padding[2];
+              const bool inside = id >= 0 && id < g.image[0] && ih >= 0 && ih < g.image[1] && iw >= 0 &&
+                                  iw < g.image[2];
+              *t++ = inside ? id * st[0] + ih * st[1] + iw * st[2] : -1;
+            }
+          }
+        }
+      }
+    }
+  }
+  return table;
+}
+
+// im2col_typed through an im2col_offsets table: one flat loop per row, so
+// small images (rows of a few elements) do not pay a loop nest per row.
+template <class T, class Acc>
+void im2col_by_table(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channels, const Geometry& g,
+                     const std::vector<int64_t>& table, Acc* col, int64_t ld) {
+  const int64_t kernel = g.kernel_numel();
+  const int64_t columns = g.column_numel();
+  const T* data = static_cast<const T*>(image.data) + image.outer[n];
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* src = data + image.channel[c_begin + c];
+    for (int64_t k = 0; k < kernel; ++k) {
+      const int64_t* idx = table.data() + k * columns;
+      Acc* dst = col + ld * (c * kernel + k);
+      for (int64_t i = 0; i < columns; ++i) dst[i] = idx[i] < 0 ? Acc(0) : convert<Acc>(src[idx[i]]);
+    }
+  }
+}
+
 // `v` rounded to T's precision when T is a reduced float (identity otherwise).
 template <class T, class Acc>
 Acc rounded(Acc v) {
@@ -147,9 +192,9 @@ Acc rounded(Acc v) {
 // col2im; with T a reduced float each sum is rounded to T, as in PyTorch
 // CPU's slow path (ConvParams::round_intermediates).
 template <class T, class Acc>
-void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* image) {
+void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* image, int64_t ld) {
   const int64_t plane = g.image_numel();
-  const Acc* src = col;
+  int64_t row_index = 0;
   for (int64_t c = 0; c < channels; ++c) {
     Acc* img = image + c * plane;
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
@@ -159,6 +204,7 @@ void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* i
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
           const int64_t off_w = kw * g.dilation[2] - g.padding[2];
           const auto [lo, hi] = valid_range(g.column[2], g.stride[2], off_w, g.image[2]);
+          const Acc* src = col + ld * row_index++;
           for (int64_t od = 0; od < g.column[0]; ++od) {
             const int64_t id = od * g.stride[0] + off_d;
             for (int64_t oh = 0; oh < g.column[1]; ++oh, src += g.column[2]) {
@@ -185,6 +231,17 @@ void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* i
 // The weight gradient's GEMM puts this many column positions (or more) side
 // by side: a long inner dimension keeps the GEMM efficient for small images.
 constexpr int64_t kMinInner = 512;
+
+// The forward and backward-input passes put images side by side when an
+// image has fewer column positions than this (see Passes::batched_chunk),
+// with at most this many elements in a chunk's column matrix (32 MiB of float).
+// Measured on ResNet-18's layers (batch 8): from 16x16 images (256 columns)
+// up, per-image GEMMs (whose column matrix stays in cache) are as fast or
+// faster; at 8x8 and below the side-by-side GEMM wins by up to several times.
+// The forward, backward-input and weight-gradient (all images in one chunk)
+// passes use it.
+constexpr int64_t kBatchedMaxColumns = 256;
+constexpr int64_t kBatchedMaxElements = int64_t{1} << 23;
 
 // Per-thread buffers reused across tasks and calls (worker threads persist),
 // so large column matrices are not re-faulted in for every image. A task
@@ -234,6 +291,31 @@ void store_weight(const std::vector<Acc>& packed, const ConvOperand& w, const Ge
   }
 }
 
+// Whether the weight `w` (of element type T) is one dense row-major matrix
+// [size0, size1 * kernel]: then the passes use it in place. Returns its
+// address, else null.
+template <class T>
+T* dense_weight(const ConvOperand& w) {
+  T* rows = w.size0() > 0 ? dense_rows<T>(w, 0, 0, w.size1()) : nullptr;
+  if (rows == nullptr) return nullptr;
+  const int64_t row = w.size1() * prod(as3(w.spatial, 1));
+  for (int64_t o = 1; o < w.size0(); ++o) {
+    if (w.outer[o] != w.outer[0] + o * row) return nullptr;
+  }
+  return rows;
+}
+
+// The weight of each group as a dense row-major matrix [rows, size1 * kernel]:
+// in place when it is one already, else packed into `storage`.
+template <class T, class Acc>
+const Acc* weight_rows(const ConvOperand& w, const Geometry& g, std::vector<Acc>& storage) {
+  if constexpr (std::is_same_v<T, Acc>) {
+    if (const T* dense = dense_weight<T>(w)) return dense;
+  }
+  storage = pack_weight<T, Acc>(w, g);
+  return storage.data();
+}
+
 // Channels [c_begin, c_begin + count) of t[n] as a dense [count, positions]
 // matrix: in place when possible, else packed into `buffer`.
 template <class T, class Acc>
@@ -254,14 +336,36 @@ const Acc* read_rows(const ConvOperand& t, int64_t n, int64_t c_begin, int64_t c
   return out;
 }
 
-// Writes a dense [count, positions] matrix into channels [c_begin, ...) of
-// t[n], adding bias[c_begin + c] when given.
+// Copies channels [c_begin, c_begin + count) of t[n] into rows of `out`
+// (row c at out + c * ld) in the compute type.
 template <class T, class Acc>
-void write_rows(const Acc* rows, const ConvOperand& t, int64_t n, int64_t c_begin, int64_t count,
-                const TensorView* bias) {
+void gather_rows(const ConvOperand& t, int64_t n, int64_t c_begin, int64_t count, Acc* out, int64_t ld) {
   const Int3 sizes = as3(t.spatial, 1);
   const Int3 st = strides3(t);
   const int64_t plane = prod(sizes);
+  const bool dense = sizes[2] == 1 || st[2] == 1;
+  const T* data = static_cast<const T*>(t.data) + t.outer[n];
+  for (int64_t c = 0; c < count; ++c) {
+    const T* src = data + t.channel[c_begin + c];
+    Acc* dst = out + c * ld;
+    if (dense && (sizes[1] == 1 || st[1] == sizes[2]) && (sizes[0] == 1 || st[0] == sizes[1] * sizes[2])) {
+      for (int64_t i = 0; i < plane; ++i) dst[i] = convert<Acc>(src[i]);
+    } else {
+      for_each_position(sizes, st, [&](int64_t i, int64_t off) { dst[i] = convert<Acc>(src[off]); });
+    }
+  }
+}
+
+// Writes a dense [count, positions] matrix into channels [c_begin, ...) of
+// t[n], adding bias[c_begin + c] when given.
+// Row c of `rows` starts at rows + c * ld (ld = 0: the positions count).
+template <class T, class Acc>
+void write_rows(const Acc* rows, const ConvOperand& t, int64_t n, int64_t c_begin, int64_t count,
+                const TensorView* bias, int64_t ld = 0) {
+  const Int3 sizes = as3(t.spatial, 1);
+  const Int3 st = strides3(t);
+  const int64_t plane = prod(sizes);
+  if (ld == 0) ld = plane;
   T* data = static_cast<T*>(t.data) + t.outer[n];
   for (int64_t c = 0; c < count; ++c) {
     Acc b(0);
@@ -272,7 +376,7 @@ void write_rows(const Acc* rows, const ConvOperand& t, int64_t n, int64_t c_begi
       });
     }
     T* dst = data + t.channel[c_begin + c];
-    const Acc* src = rows + c * plane;
+    const Acc* src = rows + c * ld;
     for_each_position(sizes, st, [&](int64_t i, int64_t off) { dst[off] = convert<T>(src[i] + b); });
   }
 }
@@ -288,11 +392,106 @@ struct Passes {
   bool round;        // ConvParams::round_intermediates, for a reduced-float T
   int64_t kc() const { return channels * g.kernel_numel(); }
 
+  // How many images the batched passes put side by side (0: run the
+  // per-image passes). Small images give skinny per-image GEMMs (N = the
+  // column positions, 4..196 in ResNet's later layers) that use the GEMM
+  // engine poorly; side by side they make one wide GEMM, which the engine
+  // parallelises itself. Large images keep one GEMM per image, images in
+  // parallel. The chunk is capped so its column matrix stays bounded.
+  int64_t batched_chunk(int64_t batch) const {
+    const int64_t columns = g.column_numel();
+    if (batch <= 1 || columns == 0 || columns >= kBatchedMaxColumns) return 0;
+    const int64_t per_image = std::max<int64_t>(1, std::max(kc(), rows) * columns);
+    const int64_t chunk = std::min(batch, kBatchedMaxElements / per_image);
+    return chunk >= 2 ? chunk : 0;
+  }
+
+  // column_side over chunks of images side by side, one GEMM per chunk and group.
+  void column_side_batched(const ConvOperand& a, const ConvOperand& b, const Acc* w,
+                           const TensorView* bias, int64_t chunk) const {
+    const int64_t batch = a.size0();
+    const int64_t columns = g.column_numel();
+    const int64_t grain = grain_for(kc() * columns);
+    const std::vector<int64_t> table = im2col_offsets(g, strides3(b));
+    in_isolation([&] {
+      for (int64_t first = 0; first < batch; first += chunk) {
+        const int64_t count = std::min(chunk, batch - first);
+        const int64_t ld = count * columns;
+        for (int64_t grp = 0; grp < groups; ++grp) {
+          Acc* col = thread_buffer<Acc>(0, kc() * ld);
+          Acc* out = thread_buffer<Acc>(1, rows * ld);
+          parallel_range(count, grain, [&](int64_t begin, int64_t end) {
+            for (int64_t j = begin; j < end; ++j) {
+              im2col_by_table<T, Acc>(b, first + j, grp * channels, channels, g, table, col + j * columns, ld);
+            }
+          });
+          gemm<Acc>(false, false, rows, ld, kc(), w + grp * rows * kc(), kc(), col, ld, out, ld, false);
+          parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
+            for (int64_t j = begin; j < end; ++j) {
+              write_rows<T, Acc>(out + j * columns, a, first + j, grp * rows, rows, bias, ld);
+            }
+          });
+        }
+      }
+    });
+  }
+
+  // image_side over chunks of images side by side: one GEMM per chunk and
+  // group, then col2im per image in parallel.
+  void image_side_batched(const ConvOperand& b, const ConvOperand& a, const Acc* w,
+                          const TensorView* bias, int64_t chunk) const {
+    const int64_t batch = b.size0();
+    const int64_t columns = g.column_numel();
+    const int64_t plane = g.image_numel();
+    in_isolation([&] {
+      for (int64_t first = 0; first < batch; first += chunk) {
+        const int64_t count = std::min(chunk, batch - first);
+        const int64_t ld = count * columns;
+        for (int64_t grp = 0; grp < groups; ++grp) {
+          // Slots 0 and 2 of this thread hold the chunk's matrices; the
+          // per-image tasks below use slot 1 only (this thread runs some).
+          Acc* an = thread_buffer<Acc>(2, rows * ld);
+          Acc* col = thread_buffer<Acc>(0, kc() * ld);
+          parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
+            for (int64_t j = begin; j < end; ++j) {
+              gather_rows<T, Acc>(a, first + j, grp * rows, rows, an + j * columns, ld);
+            }
+          });
+          gemm<Acc>(true, false, kc(), ld, rows, w + grp * rows * kc(), kc(), an, ld, col, ld, false);
+          // round_intermediates: the columns and every col2im sum rounded to T.
+          if (round) {
+            for (int64_t i = 0; i < kc() * ld; ++i) col[i] = rounded<T>(col[i]);
+          }
+          parallel_range(count, grain_for(kc() * columns), [&](int64_t begin, int64_t end) {
+            for (int64_t j = begin; j < end; ++j) {
+              if (g.pointwise()) {
+                write_rows<T, Acc>(col + j * columns, b, first + j, grp * channels, channels, bias, ld);
+                continue;
+              }
+              Acc* img = thread_buffer<Acc>(1, channels * plane);
+              std::fill(img, img + channels * plane, Acc(0));
+              if (round) {
+                col2im_geometry<T, Acc>(col + j * columns, channels, g, img, ld);
+              } else {
+                col2im_geometry<Acc, Acc>(col + j * columns, channels, g, img, ld);
+              }
+              write_rows<T, Acc>(img, b, first + j, grp * channels, channels, bias);
+            }
+          });
+        }
+      }
+    });
+  }
+
   // A[n] = W * im2col(B[n]) (+ bias over A's channels).
-  void column_side(const ConvOperand& a, const ConvOperand& b, const std::vector<Acc>& w,
+  void column_side(const ConvOperand& a, const ConvOperand& b, const Acc* w,
                    const TensorView* bias) const {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
+    if (const int64_t chunk = batched_chunk(batch); chunk > 0) {
+      column_side_batched(a, b, w, bias, chunk);
+      return;
+    }
     parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
       for (int64_t task = begin; task < end; ++task) in_isolation([&] {
         const int64_t n = task / groups;
@@ -305,7 +504,7 @@ struct Passes {
           im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf, columns);
           col = buf;
         }
-        const Acc* wg = w.data() + grp * rows * kc();
+        const Acc* wg = w + grp * rows * kc();
         // The product goes straight into A when A's rows are dense and of
         // the compute type (no bias to add); else through a buffer.
         Acc* direct = nullptr;
@@ -320,17 +519,21 @@ struct Passes {
   }
 
   // B[n] = col2im(W^T * A[n]) (+ bias over B's channels).
-  void image_side(const ConvOperand& b, const ConvOperand& a, const std::vector<Acc>& w,
+  void image_side(const ConvOperand& b, const ConvOperand& a, const Acc* w,
                   const TensorView* bias) const {
     const int64_t batch = b.size0();
     const int64_t columns = g.column_numel();
     const int64_t plane = g.image_numel();
+    if (const int64_t chunk = batched_chunk(batch); chunk > 0) {
+      image_side_batched(b, a, w, bias, chunk);
+      return;
+    }
     parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
       for (int64_t task = begin; task < end; ++task) in_isolation([&] {
         const int64_t n = task / groups;
         const int64_t grp = task % groups;
         const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
-        const Acc* wg = w.data() + grp * rows * kc();
+        const Acc* wg = w + grp * rows * kc();
         Acc* img = thread_buffer<Acc>(1, channels * plane);
         // round_intermediates: the columns and every col2im sum rounded to T.
         if (g.pointwise()) {
@@ -344,9 +547,9 @@ struct Passes {
           std::fill(img, img + channels * plane, Acc(0));
           if (round) {
             for (int64_t i = 0; i < kc() * columns; ++i) col[i] = rounded<T>(col[i]);
-            col2im_geometry<T, Acc>(col, channels, g, img);
+            col2im_geometry<T, Acc>(col, channels, g, img, columns);
           } else {
-            col2im_geometry<Acc, Acc>(col, channels, g, img);
+            col2im_geometry<Acc, Acc>(col, channels, g, img, columns);
           }
         }
         write_rows<T, Acc>(img, b, n, grp * channels, channels, bias);
@@ -357,9 +560,14 @@ struct Passes {
   // dW = sum over n of A[n] * im2col(B[n])^T, over chunks of images whose
   // columns sit side by side ([rows, chunk * columns] times its transpose
   // partner), so the GEMM's inner dimension is long even for small images.
-  std::vector<Acc> weight_grad(const ConvOperand& a, const ConvOperand& b) const {
+  // Written to `out`, dense [groups * rows, kc].
+  void weight_grad(const ConvOperand& a, const ConvOperand& b, Acc* out) const {
     const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
+    if (batched_chunk(batch) == batch) {
+      weight_grad_batched(a, b, out);
+      return;
+    }
     const int64_t chunk =
         std::max<int64_t>(1, std::min<int64_t>(batch, ceil_div(kMinInner, std::max<int64_t>(columns, 1))));
     const int64_t chunks = batch == 0 ? 0 : ceil_div(batch, chunk);
@@ -400,11 +608,32 @@ struct Passes {
         }
       });
     });
-    std::vector<Acc> sum(total, Acc(0));
+    std::fill(out, out + total, Acc(0));
     partial.combine_each([&](const std::vector<Acc>& p) {
-      for (std::size_t i = 0; i < total; ++i) sum[i] += p[i];
+      for (std::size_t i = 0; i < total; ++i) out[i] += p[i];
     });
-    return sum;
+  }
+
+  // weight_grad with all images side by side: gathered in parallel, then one
+  // GEMM per group straight into `out` (the engine parallelises it).
+  void weight_grad_batched(const ConvOperand& a, const ConvOperand& b, Acc* out) const {
+    const int64_t batch = a.size0();
+    const int64_t columns = g.column_numel();
+    const int64_t ld = batch * columns;
+    const std::vector<int64_t> table = im2col_offsets(g, strides3(b));
+    in_isolation([&] {
+      for (int64_t grp = 0; grp < groups; ++grp) {
+        Acc* abuf = thread_buffer<Acc>(1, rows * ld);
+        Acc* cbuf = thread_buffer<Acc>(0, kc() * ld);
+        parallel_range(batch, grain_for((rows + kc()) * columns), [&](int64_t begin, int64_t end) {
+          for (int64_t j = begin; j < end; ++j) {
+            gather_rows<T, Acc>(a, j, grp * rows, rows, abuf + j * columns, ld);
+            im2col_by_table<T, Acc>(b, j, grp * channels, channels, g, table, cbuf + j * columns, ld);
+          }
+        });
+        gemm<Acc>(false, true, rows, kc(), ld, abuf, ld, cbuf, ld, out + grp * rows * kc(), kc(), false);
+      }
+    });
   }
 };
 
@@ -495,7 +724,8 @@ void convolution(const ConvOperand& input, const ConvOperand& weight, const Tens
     using T = typename decltype(tag)::type;
     using Acc = acc_t<T>;
     if (a.size0() == 0) return;
-    const std::vector<Acc> w = pack_weight<T, Acc>(weight, passes.g);
+    std::vector<Acc> storage;
+    const Acc* w = weight_rows<T, Acc>(weight, passes.g, storage);
     if (transposed) {
       passes.image_side(b, a, w, bias);
     } else {
@@ -514,14 +744,26 @@ void convolution_backward(const ConvOperand& grad_output, const ConvOperand& inp
     using T = typename decltype(tag)::type;
     using Acc = acc_t<T>;
     if (grad_input != nullptr && grad_input->size0() > 0) {
-      const std::vector<Acc> w = pack_weight<T, Acc>(weight, passes.g);
+      std::vector<Acc> storage;
+      const Acc* w = weight_rows<T, Acc>(weight, passes.g, storage);
       if (transposed) {
         passes.column_side(*grad_input, b, w, nullptr);
       } else {
         passes.image_side(*grad_input, a, w, nullptr);
       }
     }
-    if (grad_weight != nullptr) store_weight<T, Acc>(passes.weight_grad(a, b), *grad_weight, passes.g);
+    if (grad_weight != nullptr) {
+      // Straight into grad_weight when it is dense of the compute type.
+      Acc* dense = nullptr;
+      if constexpr (std::is_same_v<T, Acc>) dense = dense_weight<T>(*grad_weight);
+      if (dense != nullptr) {
+        passes.weight_grad(a, b, dense);
+      } else {
+        std::vector<Acc> dw(static_cast<std::size_t>(passes.groups * passes.rows * passes.kc()));
+        passes.weight_grad(a, b, dw.data());
+        store_weight<T, Acc>(dw, *grad_weight, passes.g);
+      }
+    }
     if (grad_bias != nullptr) bias_grad<T, Acc>(grad_output, *grad_bias);
   });
 }
@@ -543,7 +785,8 @@ void im2col(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channe
 template <class Acc>
 void col2im(const Acc* col, int64_t channels, const Shape& image_sizes, const Shape& kernel, const Shape& columns,
             const ConvParams& p, Acc* image) {
-  col2im_geometry<Acc, Acc>(col, channels, geometry(image_sizes, kernel, columns, p), image);
+  const Geometry g = geometry(image_sizes, kernel, columns, p);
+  col2im_geometry<Acc, Acc>(col, channels, g, image, g.column_numel());
 }
 
 template void im2col<float>(const ConvOperand&, int64_t, int64_t, int64_t, const Shape&, const Shape&,

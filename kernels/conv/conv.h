@@ -1,5 +1,7 @@
 // Convolution kernels (aclnnConvolution, aclnnConvolutionBackward): im2col /
-// col2im plus one GEMM per (image, group), images in parallel.
+// col2im plus GEMMs: for large images one GEMM per (image, group), images in
+// parallel; for small images (few column positions) the columns of all images
+// side by side and one GEMM per group, which the GEMM engine parallelises.
 //
 // A convolution pairs a "column side" tensor A and an "image side" tensor B
 // through the weight matrix W of each group (rows: A's channels of the group,

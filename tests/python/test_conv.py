@@ -28,6 +28,10 @@ CASES = {
     "2d 1x1 stride 2": (F.conv2d, (2, 8, 7, 6), (4, 8, 1, 1), False, dict(stride=2)),
     "2d same": (F.conv2d, (2, 3, 7, 8), (4, 3, 4, 3), True, dict(padding="same", dilation=2)),
     "2d valid": (F.conv2d, (2, 3, 7, 8), (4, 3, 3, 3), True, dict(padding="valid")),
+    # 48x48 = 2304 column positions per image: one GEMM per image (images of
+    # fewer than 256 positions are put side by side into one GEMM over the batch).
+    "2d large images": (F.conv2d, (2, 2, 48, 48), (3, 2, 3, 3), True, dict(padding=1)),
+    "transposed 2d large images": (F.conv_transpose2d, (2, 2, 48, 48), (2, 3, 3, 3), True, {}),
     "3d": (F.conv3d, (2, 3, 5, 6, 4), (4, 3, 2, 3, 2), True, dict(stride=(1, 2, 1), padding=(1, 0, 1))),
     "3d groups dilation": (F.conv3d, (1, 4, 6, 5, 5), (4, 2, 2, 2, 2), False, dict(groups=2, dilation=2)),
     "transposed 1d": (F.conv_transpose1d, (2, 4, 6), (4, 3, 3), True, dict(stride=3, output_padding=2)),
@@ -292,3 +296,14 @@ def test_1d_operands_in_blocked_formats_are_copied_to_base():
     wn = torch_npu.npu_format_cast(w.npu(), 4)
     assert torch_npu.get_npu_format(xn) == 3 and torch_npu.get_npu_format(wn) == 4
     torch.testing.assert_close(F.conv1d(xn, wn, padding=1).cpu(), F.conv1d(x, w, padding=1), rtol=1e-5, atol=1e-5)
+
+
+def test_small_images_in_several_chunks():
+    # 14x14 images with 512 channels of 3x3 kernel positions: a chunk of
+    # images side by side holds at most 2^23 column elements (9 images here),
+    # so a batch of 10 runs as two chunks (the last one of a single image).
+    x, w, b = rand((10, 512, 14, 14), torch.float32, 0), rand((8, 512, 3, 3), torch.float32, 1), None
+    out_c, out_n, grads_c, grads_n = run_both(F.conv2d, x, w, b, dict(padding=1))
+    torch.testing.assert_close(out_n.cpu(), out_c, rtol=1e-4, atol=1e-3)
+    for gc, gn in zip(grads_c, grads_n):
+        torch.testing.assert_close(gn.cpu(), gc, rtol=1e-4, atol=1e-2)
