@@ -58,6 +58,11 @@ def _format_params(op: Op) -> tuple[str, str]:
             args.append(f'TensorOut{{const_cast<aclTensor*>({p.name}), "{p.name}", {native}, true}}')
         elif p.ctype == "const aclTensor*":
             args.append(f'TensorIn{{{p.name}, "{p.name}", {native}}}')
+        elif p.ctype == "aclTensor*" and p.name == "selfRef":
+            # CANN's name for a tensor updated in place: elements the op does
+            # not write (masked_fill, index_put) keep their values, so a
+            # private-format selfRef's scratch is filled before the task.
+            args.append(f'TensorOut{{{p.name}, "{p.name}", {native}, true}}')
         elif p.ctype == "aclTensor*":
             args.append(f'TensorOut{{{p.name}, "{p.name}", {native}}}')
         elif p.ctype == "const aclTensorList*":

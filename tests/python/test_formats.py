@@ -471,6 +471,9 @@ IN_PLACE_ON_PRIVATE = {
     "out=": lambda a, b: torch.add(b, b, out=a),
     "clamp_ tensor bound": lambda a, b: a.clamp_(max=b),
     "where out=": lambda a, b: torch.where(b > 0, b, a, out=a),
+    # Partial writes: the elements not written keep their values.
+    "masked_fill_": lambda a, b: a.masked_fill_(b > 0, 0.5),
+    "index_put_": lambda a, b: a.index_put_((torch.tensor([1, 0], device=a.device),), b[:2]),
 }
 
 
@@ -485,6 +488,18 @@ def test_in_place_op_on_a_whole_private_tensor_computes_in_its_format(op, shape,
     assert torch_npu.get_npu_format(a) == fmt and npu_emu.storage_desc(a) == desc
     assert torch.equal(a.cpu(), cpu)
     assert torch.equal(npu_emu.storage_data(a), layout_reference(cpu, fmt))  # padding still zero
+
+
+@pytest.mark.parametrize("op", [lambda a, m: a.addr_(m[:, 0], m[0], beta=0.5),
+                                lambda a, m: a.addbmm_(m[None, :, :4], m[None, :4, :], beta=0.5)],
+                         ids=["addr_", "addbmm_"])
+def test_in_place_products_read_their_private_format_self(op):
+    cpu, a, desc, _ = private_input((33, 20), 29)
+    m_cpu = make_tensor((33, 20), torch.float32, seed=1)
+    op(a, m_cpu.npu())
+    op(cpu, m_cpu)
+    assert torch_npu.get_npu_format(a) == 29
+    torch.testing.assert_close(a.cpu(), cpu)
 
 
 def test_a_slice_of_an_nz_tensor_as_input_is_read_from_a_copy_never_written_back():

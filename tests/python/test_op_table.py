@@ -208,6 +208,21 @@ def test_inplace_op_const_self_is_staged_as_written(tmp_path):
     assert 'FormatArgs{TensorIn{self, "self", false}, TensorOut{out, "out", false}}' in entries
 
 
+def test_non_const_self_ref_is_filled_before_a_partial_write(tmp_path):
+    """A non-const selfRef (aclnnInplaceMaskedFillScalar, aclnnIndexPutImpl)
+    is updated in place: the elements the op leaves alone keep their values,
+    so its private-format scratch is filled first (read and written)."""
+    rows = """
+  - aclnn: aclnnInplaceMaskedFrob
+    params: aclTensor* selfRef, const aclTensor* mask
+    doc: selfRef[mask] = frob
+    entry: frob_task(selfRef, mask)
+    dtypes: [floating]
+"""
+    entries = emit_acl.emulator_entries(load_family(write_family(tmp_path, rows)))
+    assert 'FormatArgs{TensorOut{selfRef, "selfRef", false, true}, TensorIn{mask, "mask", false}}' in entries
+
+
 def test_family_functions_are_declared_and_checked(tmp_path):
     extra = """functions:
   - name: aclnnFrobCalculateSize
