@@ -6,11 +6,7 @@ bare assertions and `KeyError: 'npu'`):
   for npu): a backend whose creation raises; gloo with CPU tensors works;
 - torch.compile's inductor backend on npu tensors: inductor finds npu code
   generators through `torch.npu.Scheduling` / `PythonWrapperCodegen` (see
-  `inductor_attribute`), which refuse to generate; CPU graphs are untouched;
-- torch.autocast("npu"): the region may be entered (also with
-  enabled=False, which models use to switch autocast off locally), but the
-  first npu op inside an enabled region raises, from the AutocastPrivateUse1
-  dispatch key (dispatch/fallback/autocast_unsupported.cpp).
+  `inductor_attribute`), which refuse to generate; CPU graphs are untouched.
 """
 
 from __future__ import annotations

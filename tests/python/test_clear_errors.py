@@ -144,33 +144,6 @@ def test_eager_compile_on_npu_and_inductor_on_cpu_still_work():
     assert torch.equal(result, x * 3 - 1)
 
 
-# --- torch.autocast("npu")
-
-
-@pytest.mark.parametrize("enter", [lambda: torch.autocast("npu"),
-                                   lambda: torch.autocast(device_type="npu", dtype=torch.bfloat16)])
-def test_autocast_npu_is_refused_at_the_first_npu_op(enter):
-    a = torch.randn(4, 4, device="npu")
-    with enter():
-        with pytest.raises(NotImplementedError, match=r'torch.autocast\("npu"\) is not supported on npu yet.*'
-                                                      r'float32 without autocast.*torch.autocast\("cpu"\)'):
-            torch.mm(a, a)
-    # Leaving the region restores normal dispatch.
-    assert torch.allclose(torch.mm(a, a).cpu(), torch.mm(a.cpu(), a.cpu()))
-
-
-def test_autocast_npu_disabled_and_cpu_autocast_keep_working():
-    a = torch.randn(4, 4)
-    with torch.autocast("npu", enabled=False):
-        out = torch.mm(a.npu(), a.npu())
-    assert out.dtype == torch.float32
-    assert torch.allclose(out.cpu(), torch.mm(a, a))
-    with torch.autocast("cpu", dtype=torch.bfloat16):
-        assert torch.mm(a, a).dtype == torch.bfloat16
-        # npu ops are unaffected by CPU autocast.
-        assert torch.mm(a.npu(), a.npu()).dtype == torch.float32
-
-
 @pytest.mark.parametrize("use_reentrant", [False, True])
 def test_activation_checkpointing_on_npu_works(use_reentrant):
     # checkpoint re-enters torch.autocast(<device>, enabled=<current state>)

@@ -70,9 +70,18 @@ from npu_emu.npu import random  # noqa: E402
 
 __all__ += ["random"] + [n for n in random.__all__ if n != "default_generators"]
 
-from npu_emu.npu.amp import get_amp_supported_dtype  # noqa: E402
+from npu_emu.npu import amp  # noqa: E402
+from npu_emu.npu.amp import (  # noqa: E402
+    get_amp_supported_dtype,
+    get_autocast_dtype,
+    is_autocast_enabled,
+    is_bf16_supported,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
 
-__all__ += ["get_amp_supported_dtype"]
+__all__ += ["amp", "get_amp_supported_dtype", "get_autocast_dtype", "is_autocast_enabled", "is_bf16_supported",
+            "set_autocast_dtype", "set_autocast_enabled"]
 
 from npu_emu.npu import storage as _storage  # noqa: E402
 from npu_emu.npu.storage import *  # noqa: E402,F401,F403  (torch.npu.FloatStorage ...)
