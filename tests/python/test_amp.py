@@ -127,6 +127,15 @@ def test_promote_ops_run_in_the_widest_input_type(dtype):
     assert_matches(atan2, torch.atan2(b.float(), a32))
 
 
+def test_promote_refuses_the_other_reduced_type():
+    # Under float16 autocast a bfloat16 input is neither float32 nor the
+    # autocast dtype; as on CUDA, the op refuses (and says what to do).
+    a, b, c = rand(3), rand(3, seed=1).to(torch.bfloat16), rand(3, seed=2).half()
+    with torch.autocast("npu", dtype=torch.float16):
+        with pytest.raises(RuntimeError, match=r"aten::addcmul got a BFloat16 input.*float32 or Half"):
+            torch.addcmul(*npu(a, b, c))
+
+
 @pytest.mark.parametrize("dtype", LOW, ids=str)
 def test_other_tensors_and_ops_are_left_alone(dtype):
     x = rand(4, 4)

@@ -12,9 +12,11 @@ torch_npu's `dynamic` switch), `custom_fwd`/`custom_bwd`, and
 from __future__ import annotations
 
 import functools
+from collections import defaultdict
 from typing import Any, Callable
 
 import torch
+from torch.amp.grad_scaler import _refresh_per_optimizer_state
 
 __all__ = [
     "GradScaler", "autocast", "custom_bwd", "custom_fwd", "get_amp_supported_dtype", "get_autocast_dtype",
@@ -90,9 +92,6 @@ class GradScaler(torch.amp.GradScaler):
             super().update(new_scale)
             return
         # Static scaling: keep the scale, only start a new iteration.
-        from torch.amp.grad_scaler import _refresh_per_optimizer_state
-        from collections import defaultdict
-
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
 
