@@ -42,7 +42,8 @@ void cast_argument(c10::IValue& arg, at::ScalarType to) {
 }
 
 // The widest floating type among the inputs, starting from the autocast dtype:
-// float32 wins over the autocast dtype; float64 inputs are left alone.
+// float32 wins over the autocast dtype (and once reached, over anything);
+// float64 inputs are left alone.
 at::ScalarType widest_input_type(const c10::OperatorHandle& op, const torch::jit::Stack& stack, size_t first) {
   const at::ScalarType low = autocast_dtype();
   at::ScalarType widest = low;
@@ -51,7 +52,7 @@ at::ScalarType widest_input_type(const c10::OperatorHandle& op, const torch::jit
       return;
     }
     const auto type = t.scalar_type();
-    if (type == at::kFloat) {
+    if (type == at::kFloat || widest == at::kFloat) {
       widest = at::kFloat;
     } else {
       TORCH_CHECK(type == low, "torch.autocast(\"npu\", dtype=", low, "): ", op.schema().name(),

@@ -127,13 +127,24 @@ def test_promote_ops_run_in_the_widest_input_type(dtype):
     assert_matches(atan2, torch.atan2(b.float(), a32))
 
 
+def test_float32_autocast_dtype_runs_lower_precision_ops_in_float32():
+    # torch_npu accepts dtype=torch.float32: the lower-precision list then
+    # computes in float32 (reduced inputs are widened), promote joins in float32.
+    a, b = rand(4, 4).half(), rand(4, 4, seed=1).to(torch.bfloat16)
+    with torch.autocast("npu", dtype=torch.float32):
+        out = torch.mm(*npu(a, a))
+        mixed = torch.addcmul(*npu(a.float(), a, b))
+    assert_matches(out, torch.mm(a.float(), a.float()))
+    assert_matches(mixed, torch.addcmul(a.float(), a.float(), b.float()))
+
+
 def test_promote_refuses_the_other_reduced_type():
     # Under float16 autocast a bfloat16 input is neither float32 nor the
     # autocast dtype; as on CUDA, the op refuses (and says what to do).
-    a, b, c = rand(3), rand(3, seed=1).to(torch.bfloat16), rand(3, seed=2).half()
+    b, c = rand(3, seed=1).to(torch.bfloat16), rand(3, seed=2).half()
     with torch.autocast("npu", dtype=torch.float16):
         with pytest.raises(RuntimeError, match=r"aten::addcmul got a BFloat16 input.*float32 or Half"):
-            torch.addcmul(*npu(a, b, c))
+            torch.addcmul(*npu(b, c, c))
 
 
 @pytest.mark.parametrize("dtype", LOW, ids=str)
@@ -226,7 +237,8 @@ def test_set_autocast_enabled_switches_the_thread_state():
 def test_api_surface_and_torch_npu_names():
     import torch_npu
 
-    assert torch.npu.get_amp_supported_dtype() == [torch.float16, torch.bfloat16]
+    assert torch.npu.get_amp_supported_dtype() == [torch.float16, torch.bfloat16, torch.float32]
+    assert not torch.npu.amp.amp_definitely_not_available()
     assert torch.npu.is_bf16_supported() is True  # the default SoC is a 910B
     assert torch_npu.npu.amp.GradScaler is torch.npu.amp.GradScaler
     assert torch_npu.npu.amp.autocast is torch.npu.amp.autocast

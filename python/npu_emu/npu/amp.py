@@ -19,7 +19,7 @@ import torch
 from torch.amp.grad_scaler import _refresh_per_optimizer_state
 
 __all__ = [
-    "GradScaler", "autocast", "custom_bwd", "custom_fwd", "get_amp_supported_dtype", "get_autocast_dtype",
+    "GradScaler", "amp_definitely_not_available", "autocast", "custom_bwd", "custom_fwd", "get_amp_supported_dtype", "get_autocast_dtype",
     "is_autocast_enabled", "is_bf16_supported", "set_autocast_dtype", "set_autocast_enabled",
 ]
 
@@ -30,8 +30,12 @@ _NO_BF16_SOCS = ("Ascend910A", "Ascend310P")
 
 
 def get_amp_supported_dtype() -> list[torch.dtype]:
-    """The dtypes torch.autocast("npu") accepts (what PyTorch asks the device module)."""
-    return [torch.float16, torch.bfloat16]
+    """The dtypes torch.autocast("npu") accepts (what PyTorch asks the device
+    module), as torch_npu lists them: bfloat16 only where the SoC has it, and
+    float32 (autocast's lower-precision ops then run in float32)."""
+    if is_bf16_supported():
+        return [torch.float16, torch.bfloat16, torch.float32]
+    return [torch.float16, torch.float32]
 
 
 def is_bf16_supported() -> bool:
@@ -39,6 +43,13 @@ def is_bf16_supported() -> bool:
     from npu_emu.npu.device import current_device, get_device_name
 
     return not get_device_name(current_device()).startswith(_NO_BF16_SOCS)
+
+
+def amp_definitely_not_available() -> bool:
+    """torch_npu's check (as torch.cuda.amp's): True when no npu device is usable."""
+    from npu_emu.npu.device import is_available
+
+    return not is_available()
 
 
 def get_autocast_dtype() -> torch.dtype:
