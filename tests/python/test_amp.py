@@ -18,6 +18,7 @@ import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import npu_emu  # noqa: F401
+from npu_subprocess import run_json
 
 LOW = [torch.float16, torch.bfloat16]
 TOL = {torch.float16: (2e-3, 2e-3), torch.bfloat16: (1.6e-2, 1.6e-2), torch.float32: (1e-5, 1e-5)}
@@ -243,6 +244,22 @@ def test_api_surface_and_torch_npu_names():
     assert torch_npu.npu.amp.GradScaler is torch.npu.amp.GradScaler
     assert torch_npu.npu.amp.autocast is torch.npu.amp.autocast
     assert issubclass(torch.npu.amp.GradScaler, torch.amp.GradScaler)
+
+
+def test_a_soc_without_bfloat16_offers_float16_autocast_only():
+    result = run_json("""
+        import warnings
+        a = torch.ones(2, 2, device="npu")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with torch.autocast("npu", dtype=torch.bfloat16):
+                bf16_region = str((a @ a).dtype)
+        with torch.autocast("npu", dtype=torch.float16):
+            fp16_region = str((a @ a).dtype)
+        print(json.dumps([torch.npu.is_bf16_supported(), [str(d) for d in torch.npu.get_amp_supported_dtype()],
+                          bf16_region, fp16_region, any("Disabling autocast" in str(w.message) for w in caught)]))
+    """, env={"NPU_EMU_SOC": "Ascend910A"})
+    assert result == [False, ["torch.float16", "torch.float32"], "torch.float32", "torch.float16", True]
 
 
 def test_unsupported_autocast_dtype_disables_with_pytorchs_warning():
