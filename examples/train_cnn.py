@@ -19,7 +19,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch_npu
 
-from training_report import parse_args, print_table, reset_counters, timed_steps
+from training_report import debug, parse_args, print_table, reset_counters, timed_steps
 
 BATCH, SIZE, CLASSES = 16, 16, 4
 
@@ -96,9 +96,7 @@ def main() -> int:
     reset_counters()
     model = copy.deepcopy(initial).npu()
     to_npu_formats(model)
-    from training_report import debug  # None on real hardware
-
-    setup_casts = debug.native_report().get("aclnnNpuFormatCast", 0) if debug else 0
+    setup_casts = debug.native_report().get("aclnnNpuFormatCast", 0) if debug else 0  # no counters on hardware
     npu_steps = list(timed_steps(trainer(model, "npu", args.amp), batches, "npu"))
     print(f"conv weight format: {torch_npu.get_npu_format(model.features[0].weight)} (FRACTAL_Z = "
           f"{int(torch_npu.Format.FRACTAL_Z)}), after {args.steps} AdamW steps")

@@ -30,7 +30,11 @@ same number of optimizer steps.
 from __future__ import annotations
 
 import copy
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import pytest
@@ -190,3 +194,21 @@ def test_model_trains_natively_and_matches_cpu(name, mode, native_only, request)
             assert diff.max().item() <= 3 * LR * STEPS, pname
             assert diff.mean().item() <= LR * STEPS / 4, pname
         assert not torch.equal(got, p0.detach()), f"{pname} did not train"
+
+
+# --- the demo's example scripts (scripts/demo.sh) keep running and matching CPU
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize("amp", ["float16", "bfloat16"])
+@pytest.mark.parametrize("script", ["train_cnn.py", "train_gpt.py"])
+def test_example_script_trains_and_matches_cpu(script, amp):
+    env = {**os.environ, "NPU": "emu", "NPU_EMU_FALLBACK": "allow"}
+    proc = subprocess.run([sys.executable, str(EXAMPLES / script), "--steps", "2", "--amp", amp, "--compare"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(line.split()[:1] == ["1"] for line in lines), proc.stdout  # a row per step
+    assert "ops on the CPU fallback:" in proc.stdout
+    assert f"for amp={amp}): match" in proc.stdout
