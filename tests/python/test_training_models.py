@@ -42,7 +42,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import npu_emu
+import npu_emu  # noqa: F401
 from native_guard import native_only  # noqa: F401
 
 STEPS = 4
@@ -161,7 +161,10 @@ def train(model: nn.Module, case: Case, device: str, mode: str) -> tuple[list[fl
     for x, y in batches:
         opt.zero_grad(set_to_none=True)
         with torch.autocast(device, dtype=amp_dtype or torch.float16, enabled=use_amp):
-            loss = case.loss(model(x.to(device)), y.to(device))
+            out = model(x.to(device))
+            # Every model ends in a linear layer: autocast's dtype when it is on.
+            assert out.dtype == (amp_dtype if use_amp else torch.float32)
+            loss = case.loss(out, y.to(device))
         scaler.scale(loss).backward()
         scaler.step(opt)
         scaler.update()
