@@ -326,6 +326,24 @@ def test_backward_through_autocast_matches_cpu_autocast(dtype):
         torch.testing.assert_close(g_npu.cpu(), g_cpu, rtol=rtol, atol=atol * max(g_cpu.abs().max().item(), 1))
 
 
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_activation_checkpointing_recomputes_under_the_same_autocast_state(use_reentrant):
+    from torch.utils.checkpoint import checkpoint
+
+    grads = []
+    for checkpointed in (False, True):
+        model = make_mlp(0).npu()
+        x = rand(5, 6).npu().requires_grad_()  # reentrant checkpointing needs an input that requires grad
+        with torch.autocast("npu", dtype=torch.bfloat16):
+            out = checkpoint(model, x, use_reentrant=use_reentrant) if checkpointed else model(x)
+            assert out.dtype == torch.bfloat16
+        out.float().pow(2).sum().backward()
+        grads.append([x.grad.cpu()] + [p.grad.cpu() for p in model.parameters()])
+    # The recomputation ran in bfloat16 too: the same gradients, bit for bit.
+    for g_plain, g_checkpointed in zip(*grads):
+        assert torch.equal(g_plain, g_checkpointed)
+
+
 @pytest.mark.parametrize("make_scaler", [lambda **kw: torch.amp.GradScaler("npu", **kw),
                                          lambda **kw: torch.npu.amp.GradScaler(**kw)],
                          ids=["torch.amp", "torch.npu.amp"])
