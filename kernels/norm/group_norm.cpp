@@ -1,5 +1,6 @@
 #include "kernels/norm/group_norm.h"
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,7 +38,10 @@ void forward_groups(T* y, const T* x, const GroupNormShape& s, const std::vector
       const int64_t g = i % s.group;
       const T* xb = x + i * block;
       T* yb = y + i * block;
-      two_pass_moments(xb, block, eps, mean[i], rstd[i]);
+      T var;
+      two_pass_moments(xb, block, mean[i], var);
+      // 1 / sqrt(var + eps) in double (CPU's eps is a double here), then T.
+      rstd[i] = static_cast<T>(1.0 / std::sqrt(static_cast<double>(var) + eps));
       for (int64_t k = 0; k < d; ++k) {
         const int64_t ch = g * d + k;
         // y = x * scale + shift with scale = rstd * w and shift = -scale *

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/core/compute_layout.h"
@@ -44,14 +45,14 @@ inline void require_floating_operand(const std::string& op, const char* name, co
   }
 }
 
-// The mean and 1 / sqrt(var + eps) of n contiguous elements: sums in double,
-// two passes; both rounded to T, the compute type CPU keeps them in. No
-// elements: mean 0 (an empty sum) and rstd NaN (a 0 / 0 variance).
+// The mean and the (biased) variance of n contiguous elements: sums in
+// double, two passes; both rounded to T, the compute type CPU keeps them in.
+// No elements: mean 0 (an empty sum) and variance NaN (0 / 0).
 template <class T>
-void two_pass_moments(const T* x, int64_t n, double eps, T& mean, T& rstd) {
+void two_pass_moments(const T* x, int64_t n, T& mean, T& var) {
   if (n == 0) {
     mean = T(0);
-    rstd = std::numeric_limits<T>::quiet_NaN();
+    var = std::numeric_limits<T>::quiet_NaN();
     return;
   }
   double sum = 0;
@@ -63,8 +64,23 @@ void two_pass_moments(const T* x, int64_t n, double eps, T& mean, T& rstd) {
     sq += d * d;
   }
   mean = static_cast<T>(mu);
-  const T var = static_cast<T>(sq / static_cast<double>(n));
-  rstd = static_cast<T>(1.0 / std::sqrt(static_cast<double>(var) + eps));
+  var = static_cast<T>(sq / static_cast<double>(n));
+}
+
+// a * b + c rounded once, for float: PyTorch's CPU kernels are built with
+// FMA for AVX2/AVX-512, where the compiler fuses their `x * s + t`; where
+// the fused form rounds a cancellation differently (a row of one element:
+// x * rstd - mean * rstd), CPU keeps the rounding error of the product, and
+// so does this. The product of two floats is exact in double, so one
+// rounding of the double sum gives the fused result (up to a double-rounding
+// tie, about one in 2^29). double (no FMA in the baseline ISA) is not fused.
+template <class T>
+T fused_mul_add(T a, T b, T c) {
+  if constexpr (std::is_same_v<T, float>) {
+    return static_cast<float>(static_cast<double>(a) * static_cast<double>(b) + static_cast<double>(c));
+  } else {
+    return a * b + c;
+  }
 }
 
 // Runs f(T{}) with T the compute type of `acc` (double or float).

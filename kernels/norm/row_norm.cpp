@@ -31,9 +31,10 @@ RowShape row_shape(const std::string& op, const TensorView& input, int64_t norma
   return r;
 }
 
+// `reduced`: the input is float16/bfloat16 (computed in float).
 template <class T>
 void layer_norm_rows(T* y, const T* x, const RowShape& s, const std::vector<T>& w, const std::vector<T>& b, double eps,
-                     std::vector<T>& mean, std::vector<T>& rstd) {
+                     bool reduced, std::vector<T>& mean, std::vector<T>& rstd) {
   const int64_t n = s.n;
   parallel_range(s.m, grain_for(n), [&](int64_t begin, int64_t end) {
     const T* wp = w.data();
@@ -41,12 +42,21 @@ void layer_norm_rows(T* y, const T* x, const RowShape& s, const std::vector<T>& 
     for (int64_t r = begin; r < end; ++r) {
       const T* xr = x + r * n;
       T* yr = y + r * n;
-      two_pass_moments(xr, n, eps, mean[r], rstd[r]);
-      const T scale = rstd[r];
-      const T shift = -mean[r] * scale;
-      // (x * rstd - mean * rstd) * w + b: CPU's order, so rows whose
-      // outputs cancel near zero round alike.
-      for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] * scale + shift) * wp[i] + bp[i];
+      T var;
+      two_pass_moments(xr, n, mean[r], var);
+      // 1 / sqrt(var + eps) in T, eps rounded to T, as CPU's kernel.
+      rstd[r] = T(1) / std::sqrt(var + static_cast<T>(eps));
+      const T mu = mean[r];
+      const T rs = rstd[r];
+      // CPU's forms, so outputs that cancel near zero round alike: float and
+      // double compute (x - mean) * rstd * w + b; float16/bfloat16 (in
+      // float) (x * rstd - rstd * mean) * w + b; each `* w + b` fused.
+      if (reduced) {
+        const T shift = -rs * mu;
+        for (int64_t i = 0; i < n; ++i) yr[i] = fused_mul_add(fused_mul_add(xr[i], rs, shift), wp[i], bp[i]);
+      } else {
+        for (int64_t i = 0; i < n; ++i) yr[i] = fused_mul_add((xr[i] - mu) * rs, wp[i], bp[i]);
+      }
     }
   });
 }
@@ -61,11 +71,14 @@ void affine_grads(const T* g, const T* x, const RowShape& s, const std::vector<T
     for (int64_t r = 0; r < s.m; ++r) {
       const T* gr = g + r * n;
       const T* xr = x + r * n;
-      const double mu = mean != nullptr ? static_cast<double>((*mean)[r]) : 0.0;
-      const double a = static_cast<double>(rstd[r]);
+      const T a = rstd[r];
+      // The normalized x as CPU forms it: a * x - a * mean, fused.
+      const T shift = mean != nullptr ? -a * (*mean)[r] : T(0);
       if (dw != nullptr) {
         double* d = dw->data();
-        for (int64_t j = j0; j < j1; ++j) d[j] += static_cast<double>(gr[j]) * (static_cast<double>(xr[j]) - mu) * a;
+        for (int64_t j = j0; j < j1; ++j) {
+          d[j] += static_cast<double>(gr[j]) * static_cast<double>(fused_mul_add(a, xr[j], shift));
+        }
       }
       if (db != nullptr) {
         double* d = db->data();
@@ -182,7 +195,8 @@ void layer_norm(const TensorView& output, const TensorView& input, const LayerNo
     StagedRows x;
     stage(x, input, acc);
     write_contiguous(output, acc, [&](const TensorView& y) {
-      layer_norm_rows(y.ptr<T>(), x.rows.ptr<T>(), s, w, b, a.eps, mean, rstd);
+      const bool reduced = input.dtype == DType::Float16 || input.dtype == DType::BFloat16;
+      layer_norm_rows(y.ptr<T>(), x.rows.ptr<T>(), s, w, b, a.eps, reduced, mean, rstd);
     });
     store_values(a.mean, mean);
     store_values(a.rstd, rstd);

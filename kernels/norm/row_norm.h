@@ -18,7 +18,8 @@ struct LayerNormForward {
   const TensorView* rstd = nullptr;  // M elements: 1 / sqrt(var + eps) (may be null)
 };
 
-// output = (input * rstd - mean * rstd) * weight + bias, the order CPU evaluates.
+// output = (input - mean) * rstd * weight + bias, in the order CPU
+// evaluates it for the input's dtype (kernels/norm/row_norm.cpp).
 void layer_norm(const TensorView& output, const TensorView& input, const LayerNormForward& args);
 
 struct LayerNormBackward {
