@@ -63,12 +63,10 @@ void channel_sums(const T* g, const T* x, const GroupNormShape& s, std::vector<d
     for (int64_t i = begin; i < end; ++i) {
       const T* gi = g + i * s.hxw;
       const T* xi = x + i * s.hxw;
-      double a = 0;
-      double c = 0;
-      for (int64_t j = 0; j < s.hxw; ++j) {
-        a += static_cast<double>(gi[j]) * static_cast<double>(xi[j]);
-        c += static_cast<double>(gi[j]);
-      }
+      const auto [a, c] = lane_sums<2>(s.hxw, [&](int64_t j) {
+        return std::array<double, 2>{static_cast<double>(gi[j]) * static_cast<double>(xi[j]),
+                                     static_cast<double>(gi[j])};
+      });
       ds[i] = a;
       db[i] = c;
     }

@@ -3,10 +3,10 @@
 // and plain vectors of the compute type.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "kernels/core/compute_layout.h"
@@ -45,6 +45,32 @@ inline void require_floating_operand(const std::string& op, const char* name, co
   }
 }
 
+// Sums in double over i in [0, n) of each of the values f(i) returns (an
+// array of K), kept in 8 independent partial sums per value: a single
+// running double sum is bound by the latency of its adds; independent lanes
+// pipeline (and vectorize).
+template <std::size_t K, class F>
+std::array<double, K> lane_sums(int64_t n, F&& f) {
+  constexpr int64_t kLanes = 8;
+  std::array<std::array<double, kLanes>, K> acc{};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t l = 0; l < kLanes; ++l) {
+      const std::array<double, K> v = f(i + l);
+      for (std::size_t k = 0; k < K; ++k) acc[k][l] += v[k];
+    }
+  }
+  std::array<double, K> total{};
+  for (; i < n; ++i) {
+    const std::array<double, K> v = f(i);
+    for (std::size_t k = 0; k < K; ++k) total[k] += v[k];
+  }
+  for (std::size_t k = 0; k < K; ++k) {
+    for (int64_t l = 0; l < kLanes; ++l) total[k] += acc[k][l];
+  }
+  return total;
+}
+
 // The mean and the (biased) variance of n contiguous elements: sums in
 // double, two passes; both rounded to T, the compute type CPU keeps them in.
 // No elements: mean 0 (an empty sum) and variance NaN (0 / 0).
@@ -55,32 +81,14 @@ void two_pass_moments(const T* x, int64_t n, T& mean, T& var) {
     var = std::numeric_limits<T>::quiet_NaN();
     return;
   }
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]);
-  const double mu = sum / static_cast<double>(n);
-  double sq = 0;
-  for (int64_t i = 0; i < n; ++i) {
+  const double mu = lane_sums<1>(n, [&](int64_t i) { return std::array<double, 1>{static_cast<double>(x[i])}; })[0] /
+                    static_cast<double>(n);
+  const double sq = lane_sums<1>(n, [&](int64_t i) {
     const double d = static_cast<double>(x[i]) - mu;
-    sq += d * d;
-  }
+    return std::array<double, 1>{d * d};
+  })[0];
   mean = static_cast<T>(mu);
   var = static_cast<T>(sq / static_cast<double>(n));
-}
-
-// a * b + c rounded once, for float: PyTorch's CPU kernels are built with
-// FMA for AVX2/AVX-512, where the compiler fuses their `x * s + t`; where
-// the fused form rounds a cancellation differently (a row of one element:
-// x * rstd - mean * rstd), CPU keeps the rounding error of the product, and
-// so does this. The product of two floats is exact in double, so one
-// rounding of the double sum gives the fused result (up to a double-rounding
-// tie, about one in 2^29). double (no FMA in the baseline ISA) is not fused.
-template <class T>
-T fused_mul_add(T a, T b, T c) {
-  if constexpr (std::is_same_v<T, float>) {
-    return static_cast<float>(static_cast<double>(a) * static_cast<double>(b) + static_cast<double>(c));
-  } else {
-    return a * b + c;
-  }
 }
 
 // Runs f(T{}) with T the compute type of `acc` (double or float).

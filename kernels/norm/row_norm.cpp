@@ -3,10 +3,12 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/core/compute_layout.h"
 #include "kernels/core/nd_iter.h"
+#include "kernels/norm/float_rows.h"
 #include "kernels/norm/norm_operands.h"
 
 namespace npu::kernels {
@@ -43,19 +45,33 @@ void layer_norm_rows(T* y, const T* x, const RowShape& s, const std::vector<T>& 
       const T* xr = x + r * n;
       T* yr = y + r * n;
       T var;
-      two_pass_moments(xr, n, mean[r], var);
+      if constexpr (std::is_same_v<T, float>) {
+        if (n > 0) {
+          const RowMoments m = float_row_moments(xr, n);
+          mean[r] = static_cast<float>(m.mean);
+          var = static_cast<float>(m.m2 / static_cast<double>(n));
+        } else {
+          two_pass_moments(xr, n, mean[r], var);
+        }
+      } else {
+        two_pass_moments(xr, n, mean[r], var);
+      }
       // 1 / sqrt(var + eps) in T, eps rounded to T, as CPU's kernel.
       rstd[r] = T(1) / std::sqrt(var + static_cast<T>(eps));
       const T mu = mean[r];
       const T rs = rstd[r];
       // CPU's forms, so outputs that cancel near zero round alike: float and
       // double compute (x - mean) * rstd * w + b; float16/bfloat16 (in
-      // float) (x * rstd - rstd * mean) * w + b; each `* w + b` fused.
-      if (reduced) {
-        const T shift = -rs * mu;
-        for (int64_t i = 0; i < n; ++i) yr[i] = fused_mul_add(fused_mul_add(xr[i], rs, shift), wp[i], bp[i]);
+      // float) (x * rstd - rstd * mean) * w + b; the multiply-adds fused in
+      // float as CPU's AVX2/AVX-512 build fuses them (float_rows.h).
+      if constexpr (std::is_same_v<T, float>) {
+        if (reduced) {
+          scaled_affine_row(yr, xr, n, rs, -rs * mu, wp, bp);
+        } else {
+          centered_affine_row(yr, xr, n, mu, rs, wp, bp);
+        }
       } else {
-        for (int64_t i = 0; i < n; ++i) yr[i] = fused_mul_add((xr[i] - mu) * rs, wp[i], bp[i]);
+        for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - mu) * rs * wp[i] + bp[i];
       }
     }
   });
@@ -76,8 +92,10 @@ void affine_grads(const T* g, const T* x, const RowShape& s, const std::vector<T
       const T shift = mean != nullptr ? -a * (*mean)[r] : T(0);
       if (dw != nullptr) {
         double* d = dw->data();
-        for (int64_t j = j0; j < j1; ++j) {
-          d[j] += static_cast<double>(gr[j]) * static_cast<double>(fused_mul_add(a, xr[j], shift));
+        if constexpr (std::is_same_v<T, float>) {
+          normalized_grad_row(d + j0, gr + j0, xr + j0, j1 - j0, a, shift);
+        } else {
+          for (int64_t j = j0; j < j1; ++j) d[j] += gr[j] * (a * xr[j] + shift);
         }
       }
       if (db != nullptr) {
@@ -97,12 +115,16 @@ void layer_norm_backward_rows(T* dx, const T* g, const T* x, const RowShape& s, 
     for (int64_t r = begin; r < end; ++r) {
       const T* gr = g + r * n;
       const T* xr = x + r * n;
-      double ds = 0;  // sum of g * w * x
-      double db = 0;  // sum of g * w
-      for (int64_t i = 0; i < n; ++i) {
-        const double gw = static_cast<double>(gr[i]) * static_cast<double>(wp[i]);
-        ds += gw * static_cast<double>(xr[i]);
-        db += gw;
+      // ds: the sum of g * w * x; db: of g * w.
+      double ds = 0;
+      double db = 0;
+      if constexpr (std::is_same_v<T, float>) {
+        weighted_grad_sums(gr, xr, wp, n, ds, db);
+      } else {
+        const auto sums =
+            lane_sums<2>(n, [&](int64_t i) { return std::array<double, 2>{gr[i] * wp[i] * xr[i], gr[i] * wp[i]}; });
+        ds = sums[0];
+        db = sums[1];
       }
       // dx = rstd * g * w + b * x + c, where b and c fold the gradient
       // through the row's mean and variance.
@@ -115,7 +137,11 @@ void layer_norm_backward_rows(T* dx, const T* g, const T* x, const RowShape& s, 
       const T bt = static_cast<T>(bd);
       const T ct = static_cast<T>(cd);
       T* out = dx + r * n;
-      for (int64_t i = 0; i < n; ++i) out[i] = at * gr[i] * wp[i] + bt * xr[i] + ct;
+      if constexpr (std::is_same_v<T, float>) {
+        input_grad_row(out, gr, xr, wp, n, at, bt, ct);
+      } else {
+        for (int64_t i = 0; i < n; ++i) out[i] = at * gr[i] * wp[i] + bt * xr[i] + ct;
+      }
     }
   });
 }
@@ -128,8 +154,9 @@ void rms_norm_rows(T* y, const T* x, const RowShape& s, const std::vector<T>& w,
     for (int64_t r = begin; r < end; ++r) {
       const T* xr = x + r * n;
       T* yr = y + r * n;
-      double sq = 0;
-      for (int64_t i = 0; i < n; ++i) sq += static_cast<double>(xr[i]) * static_cast<double>(xr[i]);
+      const double sq = lane_sums<1>(n, [&](int64_t i) {
+        return std::array<double, 1>{static_cast<double>(xr[i]) * static_cast<double>(xr[i])};
+      })[0];
       // mean(x^2) + eps rounded to T, then 1 / sqrt in T: the steps of
       // PyTorch's composite (mean, add_, rsqrt), each in the compute type.
       const T ms = static_cast<T>(sq / static_cast<double>(n)) + static_cast<T>(eps);
@@ -149,10 +176,10 @@ void rms_norm_backward_rows(T* dx, const T* g, const T* x, const RowShape& s, co
     for (int64_t r = begin; r < end; ++r) {
       const T* gr = g + r * n;
       const T* xr = x + r * n;
-      double dot = 0;  // sum of g * w * x
-      for (int64_t i = 0; i < n; ++i) {
-        dot += static_cast<double>(gr[i]) * static_cast<double>(wp[i]) * static_cast<double>(xr[i]);
-      }
+      const double dot = lane_sums<1>(n, [&](int64_t i) {  // the sum of g * w * x
+        return std::array<double, 1>{static_cast<double>(gr[i]) * static_cast<double>(wp[i]) *
+                                     static_cast<double>(xr[i])};
+      })[0];
       // dx = rstd * g * w - x * rstd^3 * dot / n
       const double a = static_cast<double>(rstd[r]);
       const T at = static_cast<T>(a);
