@@ -81,6 +81,29 @@ NPU_ROW_INLINE void input_grad(float* dx, const float* g, const float* x, const 
   for (int64_t i = 0; i < n; ++i) dx[i] = a * g[i] * w[i] + b * x[i] + c;
 }
 
+template <class Fma>
+struct Loops {
+  static RowMoments moments_of(const float* x, int64_t n) { return moments<Fma>(x, n); }
+  static void centered_of(float* y, const float* x, int64_t n, float mean, float rstd, const float* w,
+                          const float* b) {
+    centered<Fma>(y, x, n, mean, rstd, w, b);
+  }
+  static void scaled_of(float* y, const float* x, int64_t n, float rstd, float shift, const float* w,
+                        const float* b) {
+    scaled<Fma>(y, x, n, rstd, shift, w, b);
+  }
+  static void grad_of(double* acc, const float* g, const float* x, int64_t n, float rstd, float shift) {
+    grad<Fma>(acc, g, x, n, rstd, shift);
+  }
+  static void sums_of(const float* g, const float* x, const float* w, int64_t n, double& ds, double& db) {
+    sums(g, x, w, n, ds, db);
+  }
+  static void input_grad_of(float* dx, const float* g, const float* x, const float* w, int64_t n, float a, float b,
+                            float c) {
+    input_grad(dx, g, x, w, n, a, b, c);
+  }
+};
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #define NPU_FLOAT_ROWS_AVX2 __attribute__((target("avx2,fma")))
 
@@ -96,9 +119,8 @@ NPU_FLOAT_ROWS_AVX2 void scaled_avx2(float* y, const float* x, int64_t n, float 
 NPU_FLOAT_ROWS_AVX2 void grad_avx2(double* acc, const float* g, const float* x, int64_t n, float rstd, float shift) {
   grad<HardwareFma>(acc, g, x, n, rstd, shift);
 }
-
 NPU_FLOAT_ROWS_AVX2 void sums_avx2(const float* g, const float* x, const float* w, int64_t n, double& ds,
-                                  double& db) {
+                                   double& db) {
   sums(g, x, w, n, ds, db);
 }
 NPU_FLOAT_ROWS_AVX2 void input_grad_avx2(float* dx, const float* g, const float* x, const float* w, int64_t n, float a,
@@ -106,58 +128,49 @@ NPU_FLOAT_ROWS_AVX2 void input_grad_avx2(float* dx, const float* g, const float*
   input_grad(dx, g, x, w, n, a, b, c);
 }
 
-bool has_avx2_fma() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return has;
-}
-#else
-bool has_avx2_fma() { return false; }
+bool has_avx2_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 #endif
 
 }  // namespace
 
-RowMoments float_row_moments(const float* x, int64_t n) {
-#ifdef NPU_FLOAT_ROWS_AVX2
-  if (has_avx2_fma()) return moments_avx2(x, n);
-#endif
-  return moments<EmulatedFma>(x, n);
+const FloatRowLoops& baseline_float_rows() {
+  using L = Loops<EmulatedFma>;
+  static const FloatRowLoops loops{L::moments_of, L::centered_of, L::scaled_of, L::grad_of, L::sums_of,
+                                   L::input_grad_of};
+  return loops;
 }
+
+const FloatRowLoops& best_float_rows() {
+#ifdef NPU_FLOAT_ROWS_AVX2
+  static const FloatRowLoops avx2{moments_avx2, centered_avx2, scaled_avx2, grad_avx2, sums_avx2, input_grad_avx2};
+  static const bool use_avx2 = has_avx2_fma();
+  if (use_avx2) return avx2;
+#endif
+  return baseline_float_rows();
+}
+
+RowMoments float_row_moments(const float* x, int64_t n) { return best_float_rows().moments(x, n); }
 
 void centered_affine_row(float* y, const float* x, int64_t n, float mean, float rstd, const float* w,
                          const float* b) {
-#ifdef NPU_FLOAT_ROWS_AVX2
-  if (has_avx2_fma()) return centered_avx2(y, x, n, mean, rstd, w, b);
-#endif
-  centered<EmulatedFma>(y, x, n, mean, rstd, w, b);
+  best_float_rows().centered_affine(y, x, n, mean, rstd, w, b);
 }
 
 void scaled_affine_row(float* y, const float* x, int64_t n, float rstd, float shift, const float* w,
                        const float* b) {
-#ifdef NPU_FLOAT_ROWS_AVX2
-  if (has_avx2_fma()) return scaled_avx2(y, x, n, rstd, shift, w, b);
-#endif
-  scaled<EmulatedFma>(y, x, n, rstd, shift, w, b);
+  best_float_rows().scaled_affine(y, x, n, rstd, shift, w, b);
 }
 
 void normalized_grad_row(double* acc, const float* g, const float* x, int64_t n, float rstd, float shift) {
-#ifdef NPU_FLOAT_ROWS_AVX2
-  if (has_avx2_fma()) return grad_avx2(acc, g, x, n, rstd, shift);
-#endif
-  grad<EmulatedFma>(acc, g, x, n, rstd, shift);
+  best_float_rows().normalized_grad(acc, g, x, n, rstd, shift);
 }
 
 void weighted_grad_sums(const float* g, const float* x, const float* w, int64_t n, double& ds, double& db) {
-#ifdef NPU_FLOAT_ROWS_AVX2
-  if (has_avx2_fma()) return sums_avx2(g, x, w, n, ds, db);
-#endif
-  sums(g, x, w, n, ds, db);
+  best_float_rows().grad_sums(g, x, w, n, ds, db);
 }
 
 void input_grad_row(float* dx, const float* g, const float* x, const float* w, int64_t n, float a, float b, float c) {
-#ifdef NPU_FLOAT_ROWS_AVX2
-  if (has_avx2_fma()) return input_grad_avx2(dx, g, x, w, n, a, b, c);
-#endif
-  input_grad(dx, g, x, w, n, a, b, c);
+  best_float_rows().input_grad(dx, g, x, w, n, a, b, c);
 }
 
 }  // namespace npu::kernels

@@ -39,4 +39,22 @@ void weighted_grad_sums(const float* g, const float* x, const float* w, int64_t 
 // gradient of one row.
 void input_grad_row(float* dx, const float* g, const float* x, const float* w, int64_t n, float a, float b, float c);
 
+// The row loops of one ISA build; the functions above call best().
+struct FloatRowLoops {
+  RowMoments (*moments)(const float* x, int64_t n);
+  void (*centered_affine)(float* y, const float* x, int64_t n, float mean, float rstd, const float* w,
+                          const float* b);
+  void (*scaled_affine)(float* y, const float* x, int64_t n, float rstd, float shift, const float* w,
+                        const float* b);
+  void (*normalized_grad)(double* acc, const float* g, const float* x, int64_t n, float rstd, float shift);
+  void (*grad_sums)(const float* g, const float* x, const float* w, int64_t n, double& ds, double& db);
+  void (*input_grad)(float* dx, const float* g, const float* x, const float* w, int64_t n, float a, float b,
+                     float c);
+};
+
+// The baseline-ISA build (FMA emulated), and the one this CPU runs (AVX2 +
+// FMA when it has them, else the baseline): tests compare the two.
+const FloatRowLoops& baseline_float_rows();
+const FloatRowLoops& best_float_rows();
+
 }  // namespace npu::kernels
