@@ -1,6 +1,7 @@
-// Small operands of the normalization kernels (affine parameters, saved
-// statistics) moved between the caller's views, of any dtype and strides,
-// and plain vectors of the compute type.
+// Helpers the normalization kernels share: small operands (affine
+// parameters, saved statistics) moved between the caller's views, of any
+// dtype and strides, and plain vectors of the compute type; sums in double
+// over independent lanes; a row's two-pass moments.
 #pragma once
 
 #include <array>
