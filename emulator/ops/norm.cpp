@@ -1,7 +1,11 @@
-// The normalization family's task makers (kernels/norm/batch_norm.h).
+// The normalization family's task makers (kernels/norm/: batch_norm.h,
+// row_norm.h for layer and RMS norm, group_norm.h).
 #include "emulator/ops/norm.h"
 
+#include <algorithm>
+#include <array>
 #include <optional>
+#include <vector>
 #include <string>
 
 #include "emulator/acl_error.h"
@@ -9,6 +13,8 @@
 #include "emulator/op_args.h"
 #include "emulator/op_launch.h"
 #include "kernels/norm/batch_norm.h"
+#include "kernels/norm/group_norm.h"
+#include "kernels/norm/row_norm.h"
 
 namespace npu::emu {
 
@@ -46,6 +52,75 @@ int64_t channels_of(const aclTensor* input) {
     fail(ACLNN_ERR_PARAM_INVALID, "input must be a floating point tensor");
   }
   return v.sizes[1];
+}
+
+// The wanted outputs of a backward: outputMask (3 entries) when given, else
+// every output that is not null; an output asked for must be given.
+std::array<bool, 3> wanted_outputs(const aclBoolArray* outputMask, const std::array<const aclTensor*, 3>& outs,
+                                   const std::array<const char*, 3>& names) {
+  std::array<bool, 3> want = {outs[0] != nullptr, outs[1] != nullptr, outs[2] != nullptr};
+  if (outputMask == nullptr) return want;
+  if (outputMask->values.size() != 3) {
+    fail(ACLNN_ERR_PARAM_INVALID, "outputMask must have 3 elements, got " + std::to_string(outputMask->values.size()));
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (outputMask->values[i] && outs[i] == nullptr) {
+      fail(ACLNN_ERR_PARAM_NULLPTR, std::string(names[i]) + " is null but outputMask asks for it");
+    }
+    want[i] = outputMask->values[i];
+  }
+  return want;
+}
+
+void require_floating_input(const aclTensor* t, const char* name) {
+  require_tensor(t, name);
+  const kn::TensorView v = t->view();
+  if (!model::is_floating_point(v.dtype) || model::is_complex(v.dtype)) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " must be a floating point tensor");
+  }
+}
+
+int64_t product(const kn::Shape& s, std::size_t from, std::size_t to) {
+  int64_t p = 1;
+  for (std::size_t i = from; i < to; ++i) p *= s[i];
+  return p;
+}
+
+// A tensor that must hold `count` elements (statistics, affine parameters).
+void require_numel(const aclTensor* t, int64_t count, const char* name) {
+  if (t == nullptr) return;
+  const kn::TensorView v = t->view();
+  if (v.numel() != count) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " must have " + std::to_string(count) + " elements, got shape " +
+                                      kn::shape_str(v.sizes));
+  }
+}
+
+// The trailing dims of `input` that `normalized` names: their count, after
+// checking they match (weight and bias, when given, have that shape).
+int64_t normalized_dims(const aclTensor* input, const std::vector<int64_t>& normalized, const char* name) {
+  const kn::Shape& dims = input->view_dims;
+  const std::size_t k = normalized.size();
+  bool ok = k >= 1 && k <= dims.size();
+  for (std::size_t i = 0; ok && i < k; ++i) ok = dims[dims.size() - k + i] == normalized[i];
+  if (!ok) {
+    std::string shape = "[";
+    for (std::size_t i = 0; i < k; ++i) shape += (i ? ", " : "") + std::to_string(normalized[i]);
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " " + shape + "] must be 1 or more trailing dims of input " +
+                                      kn::shape_str(dims));
+  }
+  return static_cast<int64_t>(k);
+}
+
+void require_param_shape(const aclTensor* t, const std::vector<int64_t>& shape, const char* name) {
+  if (t == nullptr) return;
+  const kn::TensorView v = t->view();
+  if (!std::equal(v.sizes.begin(), v.sizes.end(), shape.begin(), shape.end())) {
+    kn::Shape s;
+    for (int64_t d : shape) s.push_back(d);
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " must have shape " + kn::shape_str(s) + ", got " +
+                                      kn::shape_str(v.sizes));
+  }
 }
 
 }  // namespace
@@ -138,6 +213,208 @@ TaskBody batch_norm_backward_task(const aclTensor* gradOut, const aclTensor* inp
     a.grad_weight = ptr(gw);
     a.grad_bias = ptr(gb);
     kn::batch_norm_backward(g, in, a);
+  };
+}
+
+TaskBody layer_norm_task(const aclTensor* input, const aclIntArray* normalizedShape, const aclTensor* weight,
+                         const aclTensor* bias, double eps, aclTensor* out, aclTensor* meanOut, aclTensor* rstdOut) {
+  require_floating_input(input, "input");
+  if (normalizedShape == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "normalizedShape must not be null");
+  const std::vector<int64_t> shape = int_values(normalizedShape);
+  const int64_t k = normalized_dims(input, shape, "normalizedShape");
+  const kn::Shape& dims = input->view_dims;
+  const int64_t rows = product(dims, 0, dims.size() - k);
+  require_tensor(out, "out");
+  require_shape(out, dims, "out");
+  require_param_shape(weight, shape, "weightOptional");
+  require_param_shape(bias, shape, "biasOptional");
+  require_numel(meanOut, rows, "meanOutOptional");
+  require_numel(rstdOut, rows, "rstdOutOptional");
+  return [in = input->view(), o = out->view(), w = optional_view(weight), b = optional_view(bias),
+          m = optional_view(meanOut), r = optional_view(rstdOut), k, eps] {
+    kn::LayerNormForward a;
+    a.normalized_dims = k;
+    a.weight = ptr(w);
+    a.bias = ptr(b);
+    a.eps = eps;
+    a.mean = ptr(m);
+    a.rstd = ptr(r);
+    kn::layer_norm(o, in, a);
+  };
+}
+
+TaskBody layer_norm_backward_task(const aclTensor* gradOut, const aclTensor* input,
+                                  const aclIntArray* normalizedShape, const aclTensor* mean, const aclTensor* rstd,
+                                  const aclTensor* weight, const aclTensor* bias, const aclBoolArray* outputMask,
+                                  aclTensor* gradInput, aclTensor* gradWeight, aclTensor* gradBias) {
+  require_floating_input(input, "input");
+  require_floating_input(gradOut, "gradOut");
+  require_shape(gradOut, input->view_dims, "gradOut");
+  if (normalizedShape == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "normalizedShape must not be null");
+  const std::vector<int64_t> shape = int_values(normalizedShape);
+  const int64_t k = normalized_dims(input, shape, "normalizedShape");
+  const kn::Shape& dims = input->view_dims;
+  const int64_t rows = product(dims, 0, dims.size() - k);
+  require_tensor(mean, "mean");
+  require_tensor(rstd, "rstd");
+  require_numel(mean, rows, "mean");
+  require_numel(rstd, rows, "rstd");
+  require_param_shape(weight, shape, "weightOptional");
+  require_param_shape(bias, shape, "biasOptional");
+  const std::array<bool, 3> want =
+      wanted_outputs(outputMask, {gradInput, gradWeight, gradBias}, {"gradInputOut", "gradWeightOut", "gradBiasOut"});
+  if (want[0]) require_shape(gradInput, dims, "gradInputOut");
+  if (want[1]) require_param_shape(gradWeight, shape, "gradWeightOut");
+  if (want[2]) require_param_shape(gradBias, shape, "gradBiasOut");
+  return [g = gradOut->view(), in = input->view(), m = mean->view(), r = rstd->view(), w = optional_view(weight),
+          gi = want[0] ? optional_view(gradInput) : std::nullopt,
+          gw = want[1] ? optional_view(gradWeight) : std::nullopt,
+          gb = want[2] ? optional_view(gradBias) : std::nullopt, k] {
+    kn::LayerNormBackward a;
+    a.normalized_dims = k;
+    a.mean = &m;
+    a.rstd = &r;
+    a.weight = ptr(w);
+    a.grad_input = ptr(gi);
+    a.grad_weight = ptr(gw);
+    a.grad_bias = ptr(gb);
+    kn::layer_norm_backward(g, in, a);
+  };
+}
+
+namespace {
+
+kn::GroupNormShape group_shape(const aclTensor* input, int64_t n, int64_t c, int64_t hxw, int64_t group) {
+  const kn::Shape& dims = input->view_dims;
+  if (dims.size() < 2) {
+    fail(ACLNN_ERR_PARAM_INVALID, "self must have at least 2 dims ([N, C, ...]), got " + kn::shape_str(dims));
+  }
+  if (dims[0] != n || dims[1] != c || product(dims, 2, dims.size()) != hxw) {
+    fail(ACLNN_ERR_PARAM_INVALID, "self of shape " + kn::shape_str(dims) + " does not match N=" + std::to_string(n) +
+                                      ", C=" + std::to_string(c) + ", HxW=" + std::to_string(hxw));
+  }
+  if (group <= 0 || c % group != 0) {
+    fail(ACLNN_ERR_PARAM_INVALID,
+         "group must be positive and divide C=" + std::to_string(c) + ", got " + std::to_string(group));
+  }
+  return kn::GroupNormShape{n, c, hxw, group};
+}
+
+}  // namespace
+
+TaskBody group_norm_task(const aclTensor* self, const aclTensor* gamma, const aclTensor* beta, int64_t n, int64_t c,
+                         int64_t hxw, int64_t group, double eps, aclTensor* out, aclTensor* meanOut,
+                         aclTensor* rstdOut) {
+  require_floating_input(self, "self");
+  const kn::GroupNormShape shape = group_shape(self, n, c, hxw, group);
+  require_tensor(out, "out");
+  require_shape(out, self->view_dims, "out");
+  require_channels(gamma, c, "gamma");
+  require_channels(beta, c, "beta");
+  require_tensor(meanOut, "meanOut");
+  require_tensor(rstdOut, "rstdOut");
+  require_numel(meanOut, n * group, "meanOut");
+  require_numel(rstdOut, n * group, "rstdOut");
+  return [in = self->view(), o = out->view(), w = optional_view(gamma), b = optional_view(beta), m = meanOut->view(),
+          r = rstdOut->view(), shape, eps] {
+    kn::GroupNormForward a;
+    a.shape = shape;
+    a.weight = ptr(w);
+    a.bias = ptr(b);
+    a.eps = eps;
+    a.mean = &m;
+    a.rstd = &r;
+    kn::group_norm(o, in, a);
+  };
+}
+
+TaskBody group_norm_backward_task(const aclTensor* gradOut, const aclTensor* input, const aclTensor* mean,
+                                  const aclTensor* rstd, const aclTensor* gamma, int64_t n, int64_t c, int64_t hxw,
+                                  int64_t group, const aclBoolArray* outputMask, aclTensor* gradInput,
+                                  aclTensor* gradGamma, aclTensor* gradBeta) {
+  require_floating_input(input, "input");
+  require_floating_input(gradOut, "gradOut");
+  require_shape(gradOut, input->view_dims, "gradOut");
+  const kn::GroupNormShape shape = group_shape(input, n, c, hxw, group);
+  require_tensor(mean, "mean");
+  require_tensor(rstd, "rstd");
+  require_numel(mean, n * group, "mean");
+  require_numel(rstd, n * group, "rstd");
+  require_channels(gamma, c, "gamma");
+  const std::array<bool, 3> want =
+      wanted_outputs(outputMask, {gradInput, gradGamma, gradBeta}, {"gradInput", "gradGammaOut", "gradBetaOut"});
+  if (want[0]) require_shape(gradInput, input->view_dims, "gradInput");
+  if (want[1]) require_channels(gradGamma, c, "gradGammaOut");
+  if (want[2]) require_channels(gradBeta, c, "gradBetaOut");
+  return [g = gradOut->view(), in = input->view(), m = mean->view(), r = rstd->view(), w = optional_view(gamma),
+          gi = want[0] ? optional_view(gradInput) : std::nullopt,
+          gw = want[1] ? optional_view(gradGamma) : std::nullopt,
+          gb = want[2] ? optional_view(gradBeta) : std::nullopt, shape] {
+    kn::GroupNormBackward a;
+    a.shape = shape;
+    a.mean = &m;
+    a.rstd = &r;
+    a.weight = ptr(w);
+    a.grad_input = ptr(gi);
+    a.grad_weight = ptr(gw);
+    a.grad_bias = ptr(gb);
+    kn::group_norm_backward(g, in, a);
+  };
+}
+
+namespace {
+
+// The trailing dims gamma spans: gamma's shape must end x's.
+int64_t rms_dims(const aclTensor* x, const aclTensor* gamma) {
+  require_tensor(gamma, "gamma");
+  const kn::Shape& g = gamma->view_dims;
+  const std::vector<int64_t> shape(g.begin(), g.end());
+  return normalized_dims(x, shape, "gamma's shape");
+}
+
+int64_t leading_rows(const aclTensor* x, int64_t k) {
+  const kn::Shape& dims = x->view_dims;
+  return product(dims, 0, dims.size() - k);
+}
+
+}  // namespace
+
+TaskBody rms_norm_task(const aclTensor* x, const aclTensor* gamma, double epsilon, const aclTensor* yOut,
+                       const aclTensor* rstdOut) {
+  require_floating_input(x, "x");
+  const int64_t k = rms_dims(x, gamma);
+  require_tensor(yOut, "yOut");
+  require_shape(yOut, x->view_dims, "yOut");
+  require_numel(rstdOut, leading_rows(x, k), "rstdOut");
+  return [in = x->view(), y = yOut->view(), w = gamma->view(), r = optional_view(rstdOut), k, epsilon] {
+    kn::RmsNormForward a;
+    a.normalized_dims = k;
+    a.weight = &w;
+    a.eps = epsilon;
+    a.rstd = ptr(r);
+    kn::rms_norm(y, in, a);
+  };
+}
+
+TaskBody rms_norm_grad_task(const aclTensor* dy, const aclTensor* x, const aclTensor* rstd, const aclTensor* gamma,
+                            const aclTensor* dxOut, const aclTensor* dgammaOut) {
+  require_floating_input(x, "x");
+  require_floating_input(dy, "dy");
+  require_shape(dy, x->view_dims, "dy");
+  const int64_t k = rms_dims(x, gamma);
+  require_tensor(rstd, "rstd");
+  require_numel(rstd, leading_rows(x, k), "rstd");
+  if (dxOut != nullptr) require_shape(dxOut, x->view_dims, "dxOut");
+  if (dgammaOut != nullptr) require_shape(dgammaOut, gamma->view_dims, "dgammaOut");
+  return [g = dy->view(), in = x->view(), r = rstd->view(), w = gamma->view(), dx = optional_view(dxOut),
+          dw = optional_view(dgammaOut), k] {
+    kn::RmsNormBackward a;
+    a.normalized_dims = k;
+    a.rstd = &r;
+    a.weight = &w;
+    a.grad_input = ptr(dx);
+    a.grad_weight = ptr(dw);
+    kn::rms_norm_backward(g, in, a);
   };
 }
 

@@ -54,7 +54,9 @@ def _format_params(op: Op) -> tuple[str, str]:
     args, lambda_params = [], []
     for p in op.params:
         native = "true" if p.name in op.formats else "false"
-        if writes_const_self(op, p):
+        if p.written:
+            args.append(f'TensorOut{{const_cast<aclTensor*>({p.name}), "{p.name}", {native}}}')
+        elif writes_const_self(op, p):
             args.append(f'TensorOut{{const_cast<aclTensor*>({p.name}), "{p.name}", {native}, true}}')
         elif p.ctype == "const aclTensor*":
             args.append(f'TensorIn{{{p.name}, "{p.name}", {native}}}')

@@ -92,6 +92,7 @@ ROW_KEYS = {
     "entry": "the emulator's task maker call (C++, in npu::emu), given the parameters by name",
     "dtypes": "the compute dtypes the kernel supports (names or groups: floating, integral, complex, all)",
     "formats": "parameters that take private formats natively: {param: [formats]}",
+    "writes": "const aclTensor* parameters CANN declares const but the op writes (outputs all the same)",
     "aten": "the aten schemas this op serves: a list of names or {name: options}",
 }
 ATEN_KEYS = {
@@ -139,6 +140,9 @@ DISPATCH_KEYS = ("PrivateUse1", "AutogradPrivateUse1")
 class Param:
     ctype: str
     name: str
+    # A `const aclTensor*` CANN's declaration marks const although the op
+    # writes it (the row's `writes:`, e.g. aclnnRmsNorm's yOut).
+    written: bool = False
 
     @property
     def kind(self) -> str:
@@ -146,7 +150,7 @@ class Param:
 
     @property
     def is_output(self) -> bool:
-        return self.ctype in ("aclTensor*", "aclTensorList*")
+        return self.ctype in ("aclTensor*", "aclTensorList*") or self.written
 
     def decl(self) -> str:
         return f"{self.ctype} {self.name}"
@@ -289,6 +293,11 @@ def _op(family: str, row: dict, where: str) -> Op:
         raise TableError(f"{where}: aclnn name '{name}' must be an identifier starting with 'aclnn'")
     where = f"{where} ({name})"
     params = parse_params(row["params"], where)
+    writes = list(row.get("writes") or [])
+    for name_ in writes:
+        if name_ not in [p.name for p in params if p.ctype == "const aclTensor*"]:
+            raise TableError(f"{where}: writes names '{name_}', which is not a const aclTensor* parameter")
+    params = [dataclasses.replace(p, written=True) if p.name in writes else p for p in params]
     formats = row.get("formats") or {}
     for param, fmts in formats.items():
         if param not in [p.name for p in params if p.kind == "tensor"]:

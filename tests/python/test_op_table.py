@@ -223,6 +223,28 @@ def test_non_const_self_ref_is_filled_before_a_partial_write(tmp_path):
     assert 'FormatArgs{TensorOut{selfRef, "selfRef", false, true}, TensorIn{mask, "mask", false}}' in entries
 
 
+def test_const_outputs_named_in_writes_are_staged_as_written(tmp_path):
+    """Some CANN ops declare their outputs `const aclTensor*` (aclnnRmsNorm's
+    yOut, rstdOut): the row's `writes:` keeps CANN's signature and stages them
+    as outputs; naming a parameter that is not a const tensor is an error."""
+    rows = """
+  - aclnn: aclnnFrobNorm
+    params: const aclTensor* x, double eps, const aclTensor* yOut, const aclTensor* gradOut
+    doc: yOut = frob(x, eps)
+    entry: frob_task(x, eps, yOut)
+    dtypes: [floating]
+    writes: [yOut]
+"""
+    fam = load_family(write_family(tmp_path, rows))
+    assert "aclnnFrobNormGetWorkspaceSize(const aclTensor* x, double eps, const aclTensor* yOut," \
+        in emit_acl.acl_header(fam)
+    assert [p.name for p in fam.ops[0].outputs] == ["yOut"]
+    entries = emit_acl.emulator_entries(fam)
+    assert ('FormatArgs{TensorIn{x, "x", false}, TensorOut{const_cast<aclTensor*>(yOut), "yOut", false}, '
+            'TensorIn{gradOut, "gradOut", false}}') in entries
+    assert "writes names 'eps'" in error_of(tmp_path, rows.replace("writes: [yOut]", "writes: [eps]"))
+
+
 def test_family_functions_are_declared_and_checked(tmp_path):
     extra = """functions:
   - name: aclnnFrobCalculateSize
