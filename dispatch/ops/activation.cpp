@@ -1,8 +1,10 @@
 // The activation schemas PyTorch has no structured meta or iterator builder
 // for (ops/table/activation*.yaml, `impl:`): log_sigmoid_forward (two
 // outputs), glu_backward (iterators over the halves) and
-// _prelu_kernel_backward (a two-output iterator). The checks and result
-// shapes are CPU's; each decides native or fallback before launching.
+// _prelu_kernel_backward (a two-output iterator), and rrelu_with_noise in
+// evaluation (leaky_relu with the mean slope; training draws random slopes
+// and goes to the CPU fallback). The checks and result shapes are CPU's;
+// each decides native or fallback before launching.
 #include <tuple>
 
 #include <ATen/ATen.h>
@@ -129,6 +131,54 @@ std::tuple<at::Tensor, at::Tensor> prelu_kernel_backward(const at::Tensor& grad_
   at::Tensor grad_weight = at::empty(shape, weight.options());
   NPU_RUN(aclnnPreluBackward, grad_output, self, weight, grad_self, grad_weight);
   return {std::move(grad_self), std::move(grad_weight)};
+}
+
+namespace {
+
+void check_rrelu_noise(const at::Tensor& self, const at::Tensor& noise, const at::Scalar& lower,
+                       const at::Scalar& upper) {
+  TORCH_CHECK(lower.to<double>() <= upper.to<double>(), "Lower bound should be less than or equal to the upper bound");
+  TORCH_CHECK(self.sym_sizes() == noise.sym_sizes(), "noise tensor shape must match self tensor shape. Got self.shape = ",
+              self.sym_sizes(), " noise.shape = ", noise.sym_sizes());
+}
+
+// CPU's evaluation slope: (lower + upper) / 2, computed in double.
+at::Scalar rrelu_eval_slope(const at::Scalar& lower, const at::Scalar& upper) {
+  return at::Scalar((lower.to<double>() + upper.to<double>()) / 2);
+}
+
+}  // namespace
+
+at::Tensor rrelu_with_noise(const at::Tensor& self, at::Tensor& noise, const at::Scalar& lower, const at::Scalar& upper,
+                            bool training, std::optional<at::Generator> generator) {
+  check_npu("rrelu_with_noise", "self", self);
+  if (training || !npu::run_native(caps::aclnnLeakyRelu, "rrelu_with_noise", {self.scalar_type()})) {
+    return npu::fallback_call<at::Tensor>("rrelu_with_noise", self, noise, lower, upper, training, generator);
+  }
+  check_rrelu_noise(self, noise, lower, upper);
+  return at::leaky_relu(self, rrelu_eval_slope(lower, upper));
+}
+
+at::Tensor& rrelu_with_noise_(at::Tensor& self, at::Tensor& noise, const at::Scalar& lower, const at::Scalar& upper,
+                              bool training, std::optional<at::Generator> generator) {
+  check_npu("rrelu_with_noise_", "self", self);
+  if (training || !npu::run_native(caps::aclnnLeakyRelu, "rrelu_with_noise_", {self.scalar_type()})) {
+    return npu::fallback_call<at::Tensor&>("rrelu_with_noise_", self, noise, lower, upper, training, generator);
+  }
+  check_rrelu_noise(self, noise, lower, upper);
+  return at::leaky_relu_(self, rrelu_eval_slope(lower, upper));
+}
+
+at::Tensor& rrelu_with_noise_out(const at::Tensor& self, at::Tensor& noise, const at::Scalar& lower,
+                                 const at::Scalar& upper, bool training, std::optional<at::Generator> generator,
+                                 at::Tensor& out) {
+  check_npu("rrelu_with_noise", "self", self);
+  if (training || !npu::run_native(caps::aclnnLeakyRelu, "rrelu_with_noise.out", {self.scalar_type()})) {
+    return npu::fallback_call<at::Tensor&>("rrelu_with_noise.out", self, noise, lower, upper, training, generator,
+                                           out);
+  }
+  check_rrelu_noise(self, noise, lower, upper);
+  return at::leaky_relu_out(out, self, rrelu_eval_slope(lower, upper));
 }
 
 }  // namespace npu::ops
