@@ -84,12 +84,19 @@ void run(Activation fn, const ActivationParams& p, const TensorView& out, const 
       return;
     }
     case Activation::Logit: {
-      const double eps = p.a.to<double>();
-      const bool clamp = eps >= 0.0;
-      const M lo = static_cast<M>(eps), hi = static_cast<M>(1.0 - eps);
-      map_opmath<T>(out, x, [=](M v) {
-        if (clamp) v = v < lo ? lo : (v > hi ? hi : v);
-        return v == M(1) ? std::numeric_limits<M>::infinity() : std::log(v / (M(1) - v));
+      // CPU computes logit in the element type op by op: 1 - x, the ratio
+      // and the log are each rounded to T (float16/bfloat16 too), and the
+      // clamp bounds are eps and 1 - eps rounded to T.
+      const bool clamp = p.a.to<double>() >= 0.0;
+      const T lo = p.a.to<T>();
+      const T hi = static_cast<T>(M(1) - static_cast<M>(lo));
+      unary_kernel<T, T>(out, x, [=](T t) {
+        M v = static_cast<M>(t);
+        if (clamp) v = v < static_cast<M>(lo) ? static_cast<M>(lo) : (v > static_cast<M>(hi) ? static_cast<M>(hi) : v);
+        if (v == M(1)) return static_cast<T>(std::numeric_limits<M>::infinity());
+        const M one_minus = static_cast<M>(static_cast<T>(M(1) - v));
+        const M ratio = static_cast<M>(static_cast<T>(v / one_minus));
+        return static_cast<T>(std::log(ratio));
       });
       return;
     }

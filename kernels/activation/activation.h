@@ -1,6 +1,7 @@
 // Forward activations (ops/table/activation.yaml). Each element is computed
 // in opmath (float for float16/bfloat16, as PyTorch's CPU kernels do) and
-// rounded once into out's dtype. Inputs are converted to out's dtype first.
+// rounded once into out's dtype, except logit, which CPU computes op by op in
+// the element type (see Logit). Inputs are converted to out's dtype first.
 #pragma once
 
 #include "kernels/core/scalar.h"
@@ -20,7 +21,7 @@ enum class Activation {
   Mish,         // x * tanh(log1p(exp(x)))
   Hardshrink,   // |x| <= lambd ? 0 : x
   Softshrink,   // x > lambd ? x - lambd : x < -lambd ? x + lambd : 0 (NaN kept)
-  Logit,        // log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps >= 0
+  Logit,        // log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps >= 0; each op rounded to T
 };
 
 // Scalar arguments, by activation:

@@ -351,6 +351,19 @@ def test_special_values(name, dtype):
     torch.testing.assert_close(got, want, equal_nan=True, rtol=1e-2, atol=0)
 
 
+@pytest.mark.parametrize("dtype,atol", [(torch.float16, 1e-4), (torch.bfloat16, 1e-3)])
+@pytest.mark.parametrize("eps", [None, 0.05])
+def test_logit_reduced_rounds_like_cpu(dtype, atol, eps):
+    """CPU computes float16/bfloat16 logit op by op in the element type
+    (1 - x, the ratio and the log each rounded), so near x = 0.5 its result
+    is off the float32 one by up to a bfloat16 ulp of the ratio; npu
+    rounds the same way and agrees to within float32 libm differences."""
+    x = prob((4000,), dtype, seed=9)
+    got = torch.logit(x.to("npu"), eps).cpu()
+    want = torch.logit(x, eps)
+    torch.testing.assert_close(got, want, rtol=torch.finfo(dtype).eps, atol=atol)
+
+
 def test_glu_odd_dim_is_rejected():
     x = torch.randn(3, 5, device="npu")
     with pytest.raises(RuntimeError, match="Halving dimension must be even"):
