@@ -117,6 +117,19 @@ def test_in_place_matches_cpu(name, dtype):
     close(rn, rc)
 
 
+@pytest.mark.parametrize("name", ["elu", "leaky_relu_", "hardtanh_", "hardswish", "mish"])
+def test_in_place_on_strided_views(name):
+    """In place on a transposed view and on a channels_last tensor writes through the view's strides."""
+    fn = IN_PLACE[name]
+    base = rand((2, 3, 4, 5), torch.float32)
+    for make in (lambda t: t.transpose(1, 3), lambda t: t.contiguous(memory_format=torch.channels_last)):
+        xc, xn = make(base.clone()), make(base.to("npu"))
+        fn(xc)
+        fn(xn)
+        assert xn.stride() == xc.stride()
+        close(xn, xc)
+
+
 OUT = {
     "elu.out": lambda x, out: torch.ops.aten.elu.out(x, 0.7, 1.2, 0.9, out=out),
     "leaky_relu.out": lambda x, out: torch.ops.aten.leaky_relu.out(x, 0.2, out=out),
@@ -272,6 +285,13 @@ SECOND_ORDER = {
     "elu": lambda x: F.elu(x, 0.7),
     "softplus": F.softplus,
     "logsigmoid": F.logsigmoid,
+    "hardswish": F.hardswish,
+    "leaky_relu": lambda x: F.leaky_relu(x, 0.2),
+    "hardtanh": lambda x: F.hardtanh(x, -0.5, 2.0),
+    "selu": F.selu,
+    "softshrink": F.softshrink,
+    "glu": lambda x: F.glu(x, 1),
+    "logit": lambda x: torch.logit(x.sigmoid() * 0.9 + 0.05, 0.1),
 }
 
 
