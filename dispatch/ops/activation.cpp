@@ -1,9 +1,8 @@
 // The activation schemas PyTorch has no structured meta or iterator builder
 // for (ops/table/activation*.yaml, `impl:`): log_sigmoid_forward (two
 // outputs), glu_backward (iterators over the halves) and
-// _prelu_kernel_backward (a two-output iterator), and rrelu_with_noise in
-// evaluation (leaky_relu with the mean slope; training draws random slopes
-// and goes to the CPU fallback). The checks and result shapes are CPU's;
+// _prelu_kernel_backward (a two-output iterator) and rrelu_with_noise (its
+// training draws from the npu generator). The checks and result shapes are CPU's;
 // each decides native or fallback before launching.
 #include <tuple>
 
@@ -11,10 +10,12 @@
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
+#include <ATen/native/Resize.h>
 
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/op_runner.h"
+#include "dispatch/ops/philox_reserve.h"
 #include "dispatch/ops/reduce_op.h"
 
 namespace npu::ops {
@@ -135,50 +136,64 @@ std::tuple<at::Tensor, at::Tensor> prelu_kernel_backward(const at::Tensor& grad_
 
 namespace {
 
-void check_rrelu_noise(const at::Tensor& self, const at::Tensor& noise, const at::Scalar& lower,
-                       const at::Scalar& upper) {
-  TORCH_CHECK(lower.to<double>() <= upper.to<double>(), "Lower bound should be less than or equal to the upper bound");
+void check_rrelu(const at::Tensor& self, const at::Tensor& noise, const at::Tensor& out) {
+  check_npu("rrelu_with_noise", "self", self);
+  check_npu("rrelu_with_noise", "noise", noise);
+  check_npu("rrelu_with_noise", "out", out);
   TORCH_CHECK(self.sym_sizes() == noise.sym_sizes(), "noise tensor shape must match self tensor shape. Got self.shape = ",
               self.sym_sizes(), " noise.shape = ", noise.sym_sizes());
+  check_same_dtype("rrelu_with_noise", self, "self", noise, "noise");
+  check_same_dtype("rrelu_with_noise", self, "self", out, "out");
 }
 
-// CPU's evaluation slope: (lower + upper) / 2, computed in double.
-at::Scalar rrelu_eval_slope(const at::Scalar& lower, const at::Scalar& upper) {
-  return at::Scalar((lower.to<double>() + upper.to<double>()) / 2);
+bool rrelu_native(const char* schema, const at::Tensor& self) {
+  return npu::run_native(caps::aclnnRReluWithNoise, schema, {self.scalar_type()});
+}
+
+// Draws from the generator only in training (evaluation is deterministic).
+void rrelu_launch(const at::Tensor& self, const at::Tensor& noise, const at::Scalar& lower, const at::Scalar& upper,
+                  bool training, const std::optional<at::Generator>& generator, const at::Tensor& out) {
+  if (self.numel() == 0) return;
+  const PhiloxSlice rng = training ? reserve(generator, self.device(), self.numel()) : PhiloxSlice{0, 0};
+  NPU_RUN(aclnnRReluWithNoise, self, noise, lower, upper, training, static_cast<int64_t>(rng.seed),
+          static_cast<int64_t>(rng.offset), out);
 }
 
 }  // namespace
 
+at::Tensor& rrelu_with_noise_out(const at::Tensor& self, at::Tensor& noise, const at::Scalar& lower,
+                                 const at::Scalar& upper, bool training, std::optional<at::Generator> generator,
+                                 at::Tensor& out) {
+  if (!rrelu_native("rrelu_with_noise.out", self)) {
+    return npu::fallback_call<at::Tensor&>("rrelu_with_noise.out", self, noise, lower, upper, training, generator,
+                                           out);
+  }
+  check_rrelu(self, noise, out);
+  at::assert_no_overlap(out, noise);
+  at::native::resize_output(out, self.sizes());
+  rrelu_launch(self, noise, lower, upper, training, generator, out);
+  return out;
+}
+
 at::Tensor rrelu_with_noise(const at::Tensor& self, at::Tensor& noise, const at::Scalar& lower, const at::Scalar& upper,
                             bool training, std::optional<at::Generator> generator) {
-  check_npu("rrelu_with_noise", "self", self);
-  if (training || !npu::run_native(caps::aclnnLeakyRelu, "rrelu_with_noise", {self.scalar_type()})) {
+  if (!rrelu_native("rrelu_with_noise", self)) {
     return npu::fallback_call<at::Tensor>("rrelu_with_noise", self, noise, lower, upper, training, generator);
   }
-  check_rrelu_noise(self, noise, lower, upper);
-  return at::leaky_relu(self, rrelu_eval_slope(lower, upper));
+  at::Tensor out = at::empty_like(self, at::MemoryFormat::Contiguous);
+  check_rrelu(self, noise, out);
+  rrelu_launch(self, noise, lower, upper, training, generator, out);
+  return out;
 }
 
 at::Tensor& rrelu_with_noise_(at::Tensor& self, at::Tensor& noise, const at::Scalar& lower, const at::Scalar& upper,
                               bool training, std::optional<at::Generator> generator) {
-  check_npu("rrelu_with_noise_", "self", self);
-  if (training || !npu::run_native(caps::aclnnLeakyRelu, "rrelu_with_noise_", {self.scalar_type()})) {
+  if (!rrelu_native("rrelu_with_noise_", self)) {
     return npu::fallback_call<at::Tensor&>("rrelu_with_noise_", self, noise, lower, upper, training, generator);
   }
-  check_rrelu_noise(self, noise, lower, upper);
-  return at::leaky_relu_(self, rrelu_eval_slope(lower, upper));
-}
-
-at::Tensor& rrelu_with_noise_out(const at::Tensor& self, at::Tensor& noise, const at::Scalar& lower,
-                                 const at::Scalar& upper, bool training, std::optional<at::Generator> generator,
-                                 at::Tensor& out) {
-  check_npu("rrelu_with_noise", "self", self);
-  if (training || !npu::run_native(caps::aclnnLeakyRelu, "rrelu_with_noise.out", {self.scalar_type()})) {
-    return npu::fallback_call<at::Tensor&>("rrelu_with_noise.out", self, noise, lower, upper, training, generator,
-                                           out);
-  }
-  check_rrelu_noise(self, noise, lower, upper);
-  return at::leaky_relu_out(out, self, rrelu_eval_slope(lower, upper));
+  check_rrelu(self, noise, self);
+  rrelu_launch(self, noise, lower, upper, training, generator, self);
+  return self;
 }
 
 }  // namespace npu::ops

@@ -54,6 +54,20 @@ TaskBody log_sigmoid_forward_task(const aclTensor* self, aclTensor* out, aclTens
   return [v] { kn::log_sigmoid_forward(v[1], v[2], v[0]); };
 }
 
+TaskBody rrelu_with_noise_task(const aclTensor* self, const aclTensor* noise, const aclScalar* lower,
+                               const aclScalar* upper, bool training, int64_t seed, int64_t offset, aclTensor* out) {
+  const auto v = require_views<3>({{{self, "self"}, {noise, "noise"}, {out, "out"}}});
+  check_unary_out(self, out);
+  require_shape(noise, self->view_dims, "noise");
+  if (noise->dtype != out->dtype) fail_dtype(noise, "noise", "out's dtype");
+  require_scalar(lower, "lower");
+  require_scalar(upper, "upper");
+  const double lo = lower->value().to<double>(), hi = upper->value().to<double>();
+  if (lo > hi) fail(ACLNN_ERR_PARAM_INVALID, "lower must be <= upper");
+  const kn::PhiloxInputs rng{static_cast<uint64_t>(seed), static_cast<uint64_t>(offset)};
+  return [v, lo, hi, training, rng] { kn::rrelu_with_noise(v[2], v[1], v[0], lo, hi, training, rng); };
+}
+
 int64_t glu_dim(int64_t dim, const aclTensor* t) {
   const auto rank = static_cast<int64_t>(t->view_dims.size());
   if (rank == 0) fail(ACLNN_ERR_PARAM_INVALID, "glu does not support scalars because halving size must be even");

@@ -24,6 +24,11 @@ TaskBody glu_task(const aclTensor* self, int64_t dim, aclTensor* out);
 // out = self > 0 ? self : weight * self.
 TaskBody prelu_task(const aclTensor* self, const aclTensor* weight, aclTensor* out);
 
+// rrelu with noise (CANN's aclnnRReluWithNoise: noise is declared const but
+// written in training, as CANN's entry does).
+TaskBody rrelu_with_noise_task(const aclTensor* self, const aclTensor* noise, const aclScalar* lower,
+                               const aclScalar* upper, bool training, int64_t seed, int64_t offset, aclTensor* out);
+
 // glu's dim wrapped against t's rank; ACLNN_ERR_PARAM_INVALID when t is
 // 0-dim, dim is out of range or t's size there is odd.
 int64_t glu_dim(int64_t dim, const aclTensor* t);

@@ -126,6 +126,35 @@ void log_sigmoid_forward(const TensorView& out, const TensorView& buffer, const 
   });
 }
 
+void rrelu_with_noise(const TensorView& out, const TensorView& noise, const TensorView& self, double lower,
+                      double upper, bool training, PhiloxInputs rng) {
+  std::optional<ScratchTensor> hs;
+  const TensorView x = broadcast_to(input_as(self, out.dtype, hs), out.sizes);
+  if (!training) {
+    ActivationParams p;
+    p.a = Scalar::from_double((lower + upper) / 2);
+    activation(Activation::LeakyRelu, p, out, self);
+    return;
+  }
+  if (noise.dtype != out.dtype || noise.sizes != out.sizes) {
+    throw KernelError("rrelu_with_noise: noise must have out's dtype and shape");
+  }
+  // Every element's slope is drawn (4 counter words each, as the contract
+  // says), in double as CPU draws it; out multiplies in opmath.
+  const ScratchTensor slopes(DType::Float64, out.sizes);
+  uniform(slopes.view(), lower, upper, rng);
+  visit_floating("rrelu_with_noise", out.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    binary_kernel<T, T, double>(noise, x, slopes.view(), [](T v, double r) {
+      return static_cast<M>(v) <= M(0) ? static_cast<T>(r) : T(1);
+    });
+    binary_kernel<T, T, double>(out, x, slopes.view(), [](T v, double r) {
+      return static_cast<M>(v) <= M(0) ? static_cast<T>(static_cast<M>(v) * static_cast<M>(r)) : v;
+    });
+  });
+}
+
 Halves split_halves(const TensorView& t, int64_t dim) {
   if (dim < 0 || dim >= t.dim()) throw KernelError("glu: dim out of range");
   const int64_t n = t.sizes[static_cast<std::size_t>(dim)];

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kernels/core/scalar.h"
+#include "kernels/random/random_ops.h"
 #include "kernels/core/tensor_view.h"
 
 namespace npu::kernels {
@@ -47,6 +48,14 @@ void glu(const TensorView& out, const TensorView& self, int64_t dim);
 
 // out = self > 0 ? self : weight * self; weight broadcasts to self.
 void prelu(const TensorView& out, const TensorView& self, const TensorView& weight);
+
+// rrelu: in training, for self[i] <= 0 a slope r ~ U[lower, upper) from
+// element i's Philox block (the random kernels' contract), out = self * r
+// and noise = r; elsewhere out = self, noise = 1. In evaluation out =
+// leaky_relu(self, (lower + upper) / 2) and noise is left alone. noise has
+// self's shape and out's dtype.
+void rrelu_with_noise(const TensorView& out, const TensorView& noise, const TensorView& self, double lower,
+                      double upper, bool training, PhiloxInputs rng);
 
 // The two halves of `t` along `dim` (its size there must be even).
 struct Halves {

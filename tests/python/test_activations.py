@@ -384,6 +384,51 @@ def test_logit_reduced_rounds_like_cpu(dtype, atol, eps):
     torch.testing.assert_close(got, want, rtol=torch.finfo(dtype).eps, atol=atol)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+def test_rrelu_training_draws_slopes_natively(dtype):
+    """rrelu in training (aten::rrelu_with_noise) draws from the npu
+    generator: reproducible under manual_seed, slopes r ~ U[lower, upper)
+    where x <= 0 (out = x * r, noise = r), identity and noise 1 elsewhere;
+    its backward is grad * noise."""
+    lower, upper = 0.1, 0.3
+    x = rand((100, 100), dtype).to("npu")
+    noise = torch.empty_like(x)
+    torch.manual_seed(5)
+    out = torch.ops.aten.rrelu_with_noise(x, noise, lower, upper, True)
+    noise2 = torch.empty_like(x)
+    torch.manual_seed(5)
+    again = torch.ops.aten.rrelu_with_noise(x, noise2, lower, upper, True)
+    assert torch.equal(out.cpu(), again.cpu()) and torch.equal(noise.cpu(), noise2.cpu())
+    xc, oc, nc = x.cpu().double(), out.cpu().double(), noise.cpu().double()
+    neg = xc <= 0
+    assert torch.equal(oc[~neg], xc[~neg]) and bool((nc[~neg] == 1).all())
+    slopes = nc[neg]
+    assert bool((slopes >= lower - 1e-3).all() and (slopes <= upper + 1e-3).all())
+    assert abs(slopes.mean().item() - (lower + upper) / 2) < 0.01
+    torch.testing.assert_close(oc[neg], (xc * nc)[neg], rtol=TOL[dtype][0], atol=TOL[dtype][1])
+    # F.rrelu (training) and its gradient.
+    xg = x.clone().requires_grad_()
+    y = F.rrelu(xg, lower, upper, training=True)
+    y.backward(torch.ones_like(y))
+    ratio = torch.where(xc <= 0, y.detach().cpu().double() / xc, torch.ones_like(xc))
+    torch.testing.assert_close(xg.grad.cpu().double(), ratio.to(dtype).double(), rtol=2 * TOL[dtype][0],
+                               atol=TOL[dtype][1])
+
+
+def test_rrelu_in_place_training_and_eval():
+    x = rand((6, 7), torch.float32)
+    xn = x.to("npu")
+    F.rrelu(xn, 0.2, 0.4, training=False, inplace=True)
+    close(xn, F.rrelu(x, 0.2, 0.4, training=False))
+    xn = x.to("npu")
+    y = F.rrelu(xn, 0.2, 0.4, training=True, inplace=True)
+    assert y is xn
+    neg = x <= 0
+    assert torch.equal(xn.cpu()[~neg], x[~neg])
+    r = xn.cpu()[neg] / x[neg]
+    assert bool((r >= 0.2 - 1e-6).all() and (r <= 0.4 + 1e-6).all())
+
+
 def test_glu_odd_dim_is_rejected():
     x = torch.randn(3, 5, device="npu")
     with pytest.raises(RuntimeError, match="Halving dimension must be even"):
