@@ -45,8 +45,9 @@ void run(ActivationGrad fn, const TensorView& out, const TensorView& g, const Te
       return;
     case ActivationGrad::Hardswish:
       map2<T>(out, g, v, [](M a, M x) {
-        if (x < M(-3)) return M(0);
-        return x <= M(3) ? a * (x / M(3) + M(0.5)) : a;
+        // CPU's convention at the kinks: 0 at -3, gradOutput at 3.
+        if (x <= M(-3)) return M(0);
+        return x < M(3) ? a * (x / M(3) + M(0.5)) : a;
       });
       return;
     case ActivationGrad::Hardtanh: {

@@ -20,7 +20,7 @@ enum class ActivationGrad {
   EluResult,    // second operand y = elu(x): y > 0 ? g * scale : g * input_scale * (y + alpha * scale)
   LeakyRelu,    // second operand x: x > 0 ? g : g * slope
   Hardsigmoid,  // second operand x: -3 < x < 3 ? g / 6 : 0
-  Hardswish,    // second operand x: x < -3 ? 0 : x <= 3 ? g * (x / 3 + 1/2) : g
+  Hardswish,    // second operand x: x <= -3 ? 0 : x < 3 ? g * (x / 3 + 1/2) : g
   Hardtanh,     // second operand x: x <= lo || x >= hi ? 0 : g
   Softplus,     // second operand x: beta * x > threshold ? g : g * z / (z + 1), z = exp(beta * x)
   Mish,         // second operand x: g * (t + x * sigmoid(x) * (1 - t^2)), t = tanh(softplus(x))

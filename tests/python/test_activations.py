@@ -180,10 +180,9 @@ KINKS = (0.0, 0.5, -0.5, 0.75, -0.75, 2.0, 3.0, -3.0)
 
 
 def away_from_kinks(x: torch.Tensor) -> torch.Tensor:
-    """x with every element at least 0.05 away from the activations' kinks.
-    At a kink the one-sided derivatives differ and CPU's answer depends on
-    whether the element went through its vectorized loop or its scalar tail
-    (hardswish_backward at 3: >= 3 vs <= 3)."""
+    """x with every element at least 0.05 away from the activations' kinks,
+    where gradcheck's finite differences straddle two slopes (the value CPU
+    picks at a kink is tested by test_backward_at_kinks)."""
     kinks = torch.tensor(KINKS, dtype=torch.float64)
     near = (x.double().unsqueeze(-1) - kinks).abs().min(-1).values < 0.05
     return torch.where(near, x.double() + 0.1, x.double()).to(x.dtype)
@@ -203,6 +202,35 @@ def test_backward_matches_cpu(name, dtype):
     yc.backward(g)
     yn.backward(g.to("npu"))
     close(xn.grad, xc.grad)
+
+
+KINK_CASES = {
+    "hardswish_backward": (lambda g, x: torch.ops.aten.hardswish_backward(g, x), [-3.0, 3.0]),
+    "hardsigmoid_backward": (lambda g, x: torch.ops.aten.hardsigmoid_backward(g, x), [-3.0, 3.0]),
+    "hardtanh_backward": (lambda g, x: torch.ops.aten.hardtanh_backward(g, x, -0.5, 2.0), [-0.5, 2.0]),
+    "leaky_relu_backward": (lambda g, x: torch.ops.aten.leaky_relu_backward(g, x, 0.2, False), [0.0, -0.0]),
+    "elu_backward": (lambda g, x: torch.ops.aten.elu_backward(g, 0.7, 1.2, 0.9, False, x), [0.0, -0.0]),
+    "elu_backward_result": (lambda g, x: torch.ops.aten.elu_backward(g, 0.7, 1.2, 0.9, True, x), [0.0, -0.0]),
+    "hardshrink_backward": (lambda g, x: torch.ops.aten.hardshrink_backward(g, x, 0.5), [0.5, -0.5]),
+    "softshrink_backward": (lambda g, x: torch.ops.aten.softshrink_backward(g, x, 0.5), [0.5, -0.5]),
+    "softplus_backward": (lambda g, x: torch.ops.aten.softplus_backward(g, x, 2.0, 4.0), [2.0]),
+    "logit_backward": (lambda g, x: torch.ops.aten.logit_backward(g, x, 0.25), [0.25, 0.75]),
+    "prelu_backward": (lambda g, x: torch.cat(torch.ops.aten._prelu_kernel_backward(g, x, torch.full_like(x, 0.3))),
+                       [0.0, -0.0]),
+}
+
+
+@pytest.mark.parametrize("n", [1, 64])
+@pytest.mark.parametrize("name", list(KINK_CASES))
+def test_backward_at_kinks(name, n):
+    """Exactly at a kink CPU picks one side's slope (hardswish_backward: 0 at
+    -3, gradOutput at 3); npu picks the same, in its scalar and vectorized
+    loops alike (n = 1 and 64 elements)."""
+    fn, points = KINK_CASES[name]
+    for v in points:
+        x = torch.full((n,), v)
+        g = torch.full((n,), 2.0)
+        assert torch.equal(fn(g.to("npu"), x.to("npu")).cpu(), fn(g, x)), v
 
 
 def test_prelu_weight_gradient_matches_cpu():
