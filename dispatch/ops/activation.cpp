@@ -128,8 +128,11 @@ std::tuple<at::Tensor, at::Tensor> prelu_kernel_backward(const at::Tensor& grad_
   check_same_dtype("_prelu_kernel_backward", self, "self", weight, "weight");
   check_same_dtype("_prelu_kernel_backward", self, "self", grad_output, "grad_output");
   const auto shape = at::infer_size(at::infer_size(self.sizes(), weight.sizes()), grad_output.sizes());
-  at::Tensor grad_self = at::empty(shape, self.options());
-  at::Tensor grad_weight = at::empty(shape, weight.options());
+  // prelu reshapes weight to broadcast to self: the results then have self's
+  // shape, and take its layout as CPU's iterator gives them.
+  const bool like_self = self.sizes() == at::IntArrayRef(shape);
+  at::Tensor grad_self = like_self ? at::empty_like(self) : at::empty(shape, self.options());
+  at::Tensor grad_weight = like_self ? at::empty_like(self) : at::empty(shape, weight.options());
   NPU_RUN(aclnnPreluBackward, grad_output, self, weight, grad_self, grad_weight);
   return {std::move(grad_self), std::move(grad_weight)};
 }

@@ -300,6 +300,18 @@ def test_gradcheck(name):
     assert torch.autograd.gradcheck(fn, (x,))
 
 
+def test_prelu_backward_channels_last_matches_cpu():
+    x = rand((2, 3, 4, 5), torch.float32).contiguous(memory_format=torch.channels_last)
+    w = torch.tensor([0.1, -0.2, 0.3])
+    g = rand((2, 3, 4, 5), torch.float32, seed=1).contiguous(memory_format=torch.channels_last)
+    wc = w.reshape(1, 3, 1, 1).expand_as(x)
+    gi_c, gw_c = torch.ops.aten._prelu_kernel_backward(g, x, wc)
+    gi_n, gw_n = torch.ops.aten._prelu_kernel_backward(g.to("npu"), x.to("npu"), wc.to("npu"))
+    close(gi_n, gi_c)
+    close(gw_n, gw_c)
+    assert gi_n.stride() == gi_c.stride()
+
+
 def test_prelu_gradcheck():
     x = kink_free((2, 3, 4)).to("npu").requires_grad_()
     w = torch.tensor([0.1, -0.3, 0.6], dtype=torch.float64, device="npu").requires_grad_()
