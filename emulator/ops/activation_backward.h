@@ -23,4 +23,28 @@ TaskBody activation_grad_task(kernels::ActivationGrad fn, const aclTensor* gradO
 TaskBody gelu_backward_task(const aclTensor* gradOutput, const aclTensor* self, const char* approximate,
                             aclTensor* gradInput);
 
+// The same with the activation's scalar arguments (kernels::ActivationParams
+// a and b; null where the activation takes fewer).
+TaskBody activation_grad_task(kernels::ActivationGrad fn, const aclTensor* gradOutput, const aclTensor* operand,
+                              const aclScalar* a, const aclScalar* b, aclTensor* out);
+
+// elu's gradient from its input (isResult false) or its result.
+TaskBody elu_backward_task(const aclTensor* gradOutput, const aclScalar* alpha, const aclScalar* scale,
+                           const aclScalar* inputScale, bool isResult, const aclTensor* selfOrResult,
+                           aclTensor* gradInput);
+
+// log_sigmoid's gradient from its input and aclnnLogSigmoidForward's buffer.
+TaskBody log_sigmoid_backward_task(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                                   aclTensor* gradInput);
+
+// glu's gradient; out has self's shape.
+TaskBody glu_backward_task(const aclTensor* gradOut, const aclTensor* self, int64_t dim, aclTensor* out);
+
+// prelu's gradients, both at the broadcast shape of self and weight.
+TaskBody prelu_backward_task(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* weight,
+                             aclTensor* gradInput, aclTensor* gradWeight);
+
+// logit's gradient dy / (x (1 - x)) with eps (< 0: no clamping).
+TaskBody logit_grad_task(const aclTensor* x, const aclTensor* dy, double eps, aclTensor* out);
+
 }  // namespace npu::emu
