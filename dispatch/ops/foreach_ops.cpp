@@ -48,17 +48,22 @@ bool all_real(ScalarList scalars) {
   return true;
 }
 
-// A 0-dim real tensor on self's device that promotes no entry of self: the
-// scalar the .Tensor forms take. (A 1-element tensor with dims would
-// broadcast self's 0-dim entries; a 0-dim self entry promotes with it as
-// with any tensor, float32 * float64 giving float64.) Anything else keeps the loop.
-bool device_scalar(const at::Tensor& t, TensorList self) {
-  if (!t.defined() || t.dim() != 0 || t.device() != self[0].device() || at::isComplexType(t.scalar_type()) ||
-      any_private_format(t)) {
+// A 0-dim real tensor on self's device: the scalar the .Tensor forms take (a
+// 1-element tensor with dims would broadcast self's 0-dim entries). A 0-dim
+// entry of self promotes with it as with any tensor (float16 * float32 is
+// float32): the functional form then needs the loop for its result dtype;
+// in place, the result is rounded back to the entry's dtype, and computing
+// in the entry's opmath type (float for float16/bfloat16) is the same
+// computation. Anything else (a CPU tensor, complex) keeps the loop.
+bool device_scalar(const at::Tensor& t, TensorList self, bool in_place) {
+  if (self.empty() || !t.defined() || t.dim() != 0 || t.device() != self[0].device() ||
+      at::isComplexType(t.scalar_type()) || any_private_format(t)) {
     return false;
   }
-  return std::all_of(self.begin(), self.end(),
-                     [&](const at::Tensor& s) { return at::result_type(s, t) == s.scalar_type(); });
+  return std::all_of(self.begin(), self.end(), [&](const at::Tensor& s) {
+    const at::ScalarType type = at::result_type(s, t);
+    return type == s.scalar_type() || (in_place && at::isReducedFloatingType(s.scalar_type()) && type == at::kFloat);
+  });
 }
 
 std::vector<at::Tensor> empty_results(TensorList self) {
@@ -149,14 +154,14 @@ void foreach_add_list_(TensorList self, TensorList other, const at::Scalar& alph
 
 std::vector<at::Tensor> foreach_add_tensor(TensorList self, const at::Tensor& other, const at::Scalar& alpha) {
   return functional(
-      caps::aclnnForeachAddScalar, "_foreach_add.Tensor", {self}, !self.empty() && device_scalar(other, self) && alpha.equal(1),
+      caps::aclnnForeachAddScalar, "_foreach_add.Tensor", {self}, device_scalar(other, self, false) && alpha.equal(1),
       [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddScalar, at::ITensorListRef(self), other, out); },
       [&] { return at::native::foreach_tensor_add_tensor_kernel_slow(self, other, alpha); });
 }
 
 void foreach_add_tensor_(TensorList self, const at::Tensor& other, const at::Scalar& alpha) {
   in_place(
-      caps::aclnnForeachAddScalar, "_foreach_add_.Tensor", {self}, !self.empty() && device_scalar(other, self) && alpha.equal(1),
+      caps::aclnnForeachAddScalar, "_foreach_add_.Tensor", {self}, device_scalar(other, self, true) && alpha.equal(1),
       [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddScalar, at::ITensorListRef(self), other, out); },
       [&] { at::native::foreach_tensor_add_tensor_kernel_slow_(self, other, alpha); });
 }
@@ -205,14 +210,14 @@ void foreach_mul_list_(TensorList self, TensorList other) {
 
 std::vector<at::Tensor> foreach_mul_tensor(TensorList self, const at::Tensor& other) {
   return functional(
-      caps::aclnnForeachMulScalar, "_foreach_mul.Tensor", {self}, !self.empty() && device_scalar(other, self),
+      caps::aclnnForeachMulScalar, "_foreach_mul.Tensor", {self}, device_scalar(other, self, false),
       [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMulScalar, at::ITensorListRef(self), other, out); },
       [&] { return at::native::foreach_tensor_mul_tensor_kernel_slow(self, other); });
 }
 
 void foreach_mul_tensor_(TensorList self, const at::Tensor& other) {
   in_place(
-      caps::aclnnForeachMulScalar, "_foreach_mul_.Tensor", {self}, !self.empty() && device_scalar(other, self),
+      caps::aclnnForeachMulScalar, "_foreach_mul_.Tensor", {self}, device_scalar(other, self, true),
       [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMulScalar, at::ITensorListRef(self), other, out); },
       [&] { at::native::foreach_tensor_mul_tensor_kernel_slow_(self, other); });
 }
