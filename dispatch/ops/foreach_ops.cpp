@@ -22,6 +22,7 @@
 #include <ATen/ops/_foreach_neg_native.h>
 #include <ATen/ops/_foreach_norm_native.h>
 #include <ATen/ops/_foreach_sqrt_native.h>
+#include <ATen/ops/_foreach_sub_native.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/result_type.h>
 #include <ATen/ops/empty_like.h>
@@ -150,6 +151,20 @@ void foreach_add_list_(TensorList self, TensorList other, const at::Scalar& alph
       caps::aclnnForeachAddListV2, "_foreach_add_.List", {self, other}, real(alpha),
       [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddListV2, at::ITensorListRef(self), at::ITensorListRef(other), alpha, out); },
       [&] { at::native::foreach_tensor_add_list_kernel_slow_(self, other, alpha); });
+}
+
+std::vector<at::Tensor> foreach_sub_list(TensorList self, TensorList other, const at::Scalar& alpha) {
+  return functional(
+      caps::aclnnForeachSubListV2, "_foreach_sub.List", {self, other}, real(alpha),
+      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachSubListV2, at::ITensorListRef(self), at::ITensorListRef(other), alpha, out); },
+      [&] { return at::native::foreach_tensor_sub_list_kernel_slow(self, other, alpha); });
+}
+
+void foreach_sub_list_(TensorList self, TensorList other, const at::Scalar& alpha) {
+  in_place(
+      caps::aclnnForeachSubListV2, "_foreach_sub_.List", {self, other}, real(alpha),
+      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachSubListV2, at::ITensorListRef(self), at::ITensorListRef(other), alpha, out); },
+      [&] { at::native::foreach_tensor_sub_list_kernel_slow_(self, other, alpha); });
 }
 
 std::vector<at::Tensor> foreach_add_tensor(TensorList self, const at::Tensor& other, const at::Scalar& alpha) {

@@ -54,6 +54,8 @@ void run_item(ForeachFn fn, const ForeachItem& it) {
       return binary_kernel<T, T, T>(it.out, it.a, it.b, [=](T a, T b) { return store(lerp(load(a), load(b), s)); });
     case ForeachFn::AddList:
       return binary_kernel<T, T, T>(it.out, it.a, it.b, [=](T a, T b) { return store(load(a) + s * load(b)); });
+    case ForeachFn::SubList:
+      return binary_kernel<T, T, T>(it.out, it.a, it.b, [=](T a, T b) { return store(load(a) - s * load(b)); });
     case ForeachFn::MulList:
       return binary_kernel<T, T, T>(it.out, it.a, it.b, [=](T a, T b) { return store(load(a) * load(b)); });
     case ForeachFn::DivList:

@@ -13,6 +13,7 @@ namespace npu::kernels {
 enum class ForeachFn {
   AddScalar,    // out = a + s
   AddList,      // out = a + s * b        (s: alpha)
+  SubList,      // out = a - s * b        (s: alpha)
   MulScalar,    // out = a * s
   MulList,      // out = a * b
   DivScalar,    // out = a / s

@@ -173,7 +173,7 @@ SCALARS = [0.5, -1.25, 3.0, 2, True]
 # (op, args after self: "L" a list, "S" a scalar, "SL" a scalar list, "T" a 0-dim tensor), extra kwargs
 OPS = [
     ("add", ["S"], {}), ("add", ["SL"], {}), ("add", ["L"], {"alpha": 0.5}), ("add", ["L"], {}),
-    ("add", ["T"], {}),
+    ("add", ["T"], {}), ("sub", ["L"], {"alpha": 0.5}), ("sub", ["L"], {}),
     ("mul", ["S"], {}), ("mul", ["SL"], {}), ("mul", ["L"], {}), ("mul", ["T"], {}),
     ("div", ["S"], {}), ("div", ["SL"], {}), ("div", ["L"], {}),
     ("maximum", ["L"], {}), ("sqrt", [], {}), ("neg", [], {}),
@@ -386,3 +386,21 @@ def test_adamw_foreach_small_transformer_native():
     assert sum(launches.values()) < len(params_n), launches
     for p_n, p_c in zip(params_n, params_c):
         close(p_n.detach(), p_c.detach(), steps=2)
+
+
+def test_fused_adamw_with_grad_scaler_state_matches_cpu():
+    """The scaler's grad_scale/found_inf as GradScaler hands them to a fused optimizer: skipped steps roll back."""
+    cpu_params = make_params([torch.float32, torch.bfloat16])
+    npu_params = [p.detach().to("npu").requires_grad_() for p in cpu_params]
+    for params, dev in ((cpu_params, "cpu"), (npu_params, "npu")):
+        opt = torch.optim.AdamW(params, lr=0.01, weight_decay=0.1, fused=True)
+        for step, found in enumerate((0.0, 1.0, 0.0)):
+            set_grads(params, step)
+            for p in params:
+                p.grad.mul_(4)
+            opt.grad_scale = torch.full((), 4.0, device=dev)
+            opt.found_inf = torch.full((), found, device=dev)
+            opt.step()
+    for p_n, p_c in zip(npu_params, cpu_params):
+        close(p_n.detach(), p_c.detach(), steps=3)
+        close(p_n.grad, p_c.grad)
