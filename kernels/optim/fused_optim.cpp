@@ -6,7 +6,10 @@
 
 #include <tbb/parallel_for.h>
 
+#include <Eigen/Core>
+
 #include "kernels/core/dtype_dispatch.h"
+#include "kernels/core/nd_iter.h"
 #include "kernels/core/strided_loop.h"
 
 namespace npu::kernels {
@@ -55,6 +58,66 @@ C prepared_grad(T* grad, std::optional<float> grad_scale, bool maximize) {
   return maximize ? -g : g;
 }
 
+// Adam's per-parameter constants, in the compute type.
+template <class C>
+struct AdamConsts {
+  C lr, wd, beta2, step_size, bc2_sqrt, eps, w;  // w = 1 - beta1, lerp's weight
+};
+
+// Contiguous tensors: the element update below on Eigen arrays, a chunk at a
+// time, so the arithmetic runs as SIMD instructions. IEEE operations round
+// exactly as the scalar ones and keep their order, so both paths give the
+// same bits.
+template <class T, class C>
+void adam_contiguous(const OptimItem& it, const AdamConsts<C>& k, const AdamConfig& cfg,
+                     std::optional<float> grad_scale) {
+  constexpr int64_t kChunk = 1024;
+  using Array = Eigen::Array<C, Eigen::Dynamic, 1, 0, kChunk, 1>;
+  using Map = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+  const int64_t n = it.param.numel();
+  parallel_range((n + kChunk - 1) / kChunk, grain_for(kChunk * 8), [&](int64_t begin, int64_t end) {
+    for (int64_t chunk = begin; chunk < end; ++chunk) {
+      const int64_t off = chunk * kChunk, len = std::min(kChunk, n - off);
+      Map param(it.param.ptr<T>() + off, len), grad(it.grad.ptr<T>() + off, len);
+      Map exp_avg(it.state1.ptr<T>() + off, len), exp_avg_sq(it.state2.ptr<T>() + off, len);
+      Array g = grad.template cast<C>();
+      if (grad_scale) {
+        g = g / static_cast<C>(*grad_scale);
+        grad = g.template cast<T>();
+      }
+      if (cfg.maximize) g = -g;
+      Array p = param.template cast<C>();
+      if (cfg.weight_decay != 0) {
+        if (cfg.decoupled_weight_decay) {
+          p = p * (C(1) - k.lr * k.wd);
+        } else {
+          g = g + p * k.wd;
+        }
+      }
+      const Array m0 = exp_avg.template cast<C>();
+      Array m;
+      if (std::abs(k.w) < C(0.5)) {
+        m = m0 + k.w * (g - m0);
+      } else {
+        m = g - (g - m0) * (C(1) - k.w);
+      }
+      exp_avg = m.template cast<T>();
+      Array v = exp_avg_sq.template cast<C>() * k.beta2 + (C(1) - k.beta2) * g * g;
+      exp_avg_sq = v.template cast<T>();
+      if (cfg.amsgrad) {
+        Map max_exp_avg_sq(it.state3.ptr<T>() + off, len);
+        const Array prev = max_exp_avg_sq.template cast<C>();
+        v = (prev < v).select(v, prev);
+        max_exp_avg_sq = v.template cast<T>();
+      }
+      // std::sqrt, not Eigen's packet sqrt: under EIGEN_FAST_MATH (Eigen's
+      // default) that one is an approximation for float, not exactly rounded.
+      const Array root = v.unaryExpr([](C x) { return std::sqrt(x); });
+      param = (p - k.step_size * m / (root / k.bc2_sqrt + k.eps)).template cast<T>();
+    }
+  });
+}
+
 }  // namespace
 
 void fused_adam(const std::vector<OptimItem>& items, const AdamConfig& cfg, std::optional<float> grad_scale) {
@@ -63,36 +126,42 @@ void fused_adam(const std::vector<OptimItem>& items, const AdamConfig& cfg, std:
     using C = opmath_t<T>;
     const double bias_correction1 = 1 - std::pow(cfg.beta1, it.step);
     const double bias_correction2_sqrt = std::sqrt(1 - std::pow(cfg.beta2, it.step));
-    const C lr = static_cast<C>(cfg.lr);
-    const C wd = static_cast<C>(cfg.weight_decay);
-    const C beta1 = static_cast<C>(cfg.beta1), beta2 = static_cast<C>(cfg.beta2);
-    const C step_size = static_cast<C>(cfg.lr / bias_correction1);
-    const C bc2_sqrt = static_cast<C>(bias_correction2_sqrt);
-    const C eps = static_cast<C>(cfg.eps);
+    const AdamConsts<C> k{static_cast<C>(cfg.lr),
+                          static_cast<C>(cfg.weight_decay),
+                          static_cast<C>(cfg.beta2),
+                          static_cast<C>(cfg.lr / bias_correction1),
+                          static_cast<C>(bias_correction2_sqrt),
+                          static_cast<C>(cfg.eps),
+                          C(1) - static_cast<C>(cfg.beta1)};
+    const bool contiguous = it.param.is_contiguous() && it.grad.is_contiguous() && it.state1.is_contiguous() &&
+                            it.state2.is_contiguous() && (!cfg.amsgrad || it.state3.is_contiguous());
+    if (contiguous) {
+      adam_contiguous<T, C>(it, k, cfg, grad_scale);
+      return;
+    }
     auto update = [&](T* param, T* grad, T* exp_avg, T* exp_avg_sq, T* max_exp_avg_sq) {
       C g = prepared_grad<T, C>(grad, grad_scale, cfg.maximize);
       C p = static_cast<C>(*param);
       if (cfg.weight_decay != 0) {
         if (cfg.decoupled_weight_decay) {
-          p = p * (C(1) - lr * wd);
+          p = p * (C(1) - k.lr * k.wd);
         } else {
-          g += p * wd;
+          g = g + p * k.wd;
         }
       }
       // exp_avg.lerp_(grad, 1 - beta1), from the nearer end as lerp does.
       const C m0 = static_cast<C>(*exp_avg);
-      const C w = C(1) - beta1;
-      const C m = std::abs(w) < C(0.5) ? m0 + w * (g - m0) : g - (g - m0) * (C(1) - w);
+      const C m = std::abs(k.w) < C(0.5) ? m0 + k.w * (g - m0) : g - (g - m0) * (C(1) - k.w);
       *exp_avg = static_cast<T>(m);
-      C v = static_cast<C>(*exp_avg_sq) * beta2 + (C(1) - beta2) * g * g;
+      C v = static_cast<C>(*exp_avg_sq) * k.beta2 + (C(1) - k.beta2) * g * g;
       *exp_avg_sq = static_cast<T>(v);
       if (max_exp_avg_sq != nullptr) {
         const C prev = static_cast<C>(*max_exp_avg_sq);
         v = prev < v ? v : prev;  // std::max's order, as PyTorch's kernel
         *max_exp_avg_sq = static_cast<T>(v);
       }
-      const C denom = std::sqrt(v) / bc2_sqrt + eps;
-      *param = static_cast<T>(p - step_size * m / denom);
+      const C denom = std::sqrt(v) / k.bc2_sqrt + k.eps;
+      *param = static_cast<T>(p - k.step_size * m / denom);
     };
     if (cfg.amsgrad) {
       walk<T, 5>({&it.param, &it.grad, &it.state1, &it.state2, &it.state3},

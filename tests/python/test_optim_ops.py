@@ -388,6 +388,25 @@ def test_adamw_foreach_small_transformer_native():
         close(p_n.detach(), p_c.detach(), steps=2)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_fused_adam_strided_and_contiguous_tensors_give_the_same_bits(dtype, amsgrad):
+    """The kernel's contiguous (SIMD) path and its strided path compute the same operations in the same order."""
+    def run(transposed: bool):
+        made = []
+        for k in range(5 if amsgrad else 4):
+            base = rand((6, 7), dtype, 50 + k, 0.1, 1.0).to("npu")
+            made.append([base.t().contiguous() if not transposed else base.t()])
+        steps = [torch.full((), 3.0, device="npu")]
+        params, grads, avgs, sqs = made[:4]
+        torch._fused_adamw_(params, grads, avgs, sqs, made[4] if amsgrad else [], steps, lr=0.1, beta1=0.9,
+                            beta2=0.999, weight_decay=0.01, eps=1e-8, amsgrad=amsgrad, maximize=False,
+                            grad_scale=torch.full((), 2.0, device="npu"))
+        return [t[0].cpu() for t in made]
+    for a, b in zip(run(False), run(True)):
+        assert torch.equal(a, b)
+
+
 def test_fused_adamw_with_grad_scaler_state_matches_cpu():
     """The scaler's grad_scale/found_inf as GradScaler hands them to a fused optimizer: skipped steps roll back."""
     cpu_params = make_params([torch.float32, torch.bfloat16])
