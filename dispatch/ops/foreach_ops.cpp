@@ -40,6 +40,7 @@ namespace {
 namespace caps = table::caps;
 using at::TensorList;
 using ScalarList = at::ArrayRef<at::Scalar>;
+using List = at::ITensorListRef;
 
 bool real(const at::Scalar& s) { return !s.isComplex(); }
 bool all_real(ScalarList scalars) {
@@ -114,280 +115,314 @@ std::vector<at::Tensor> functional(const AclnnCapability& cap, const char* schem
 std::vector<at::Tensor> foreach_add_scalar(TensorList self, const at::Scalar& scalar) {
   return functional(
       caps::aclnnForeachAddScalarV2, "_foreach_add.Scalar", {self}, real(scalar),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddScalarV2, at::ITensorListRef(self), scalar, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachAddScalarV2, List(self), scalar, out); },
       [&] { return at::native::foreach_tensor_add_scalar_kernel_slow(self, scalar); });
 }
 
 void foreach_add_scalar_(TensorList self, const at::Scalar& scalar) {
   in_place(
       caps::aclnnForeachAddScalarV2, "_foreach_add_.Scalar", {self}, real(scalar),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddScalarV2, at::ITensorListRef(self), scalar, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachAddScalarV2, List(self), scalar, out); },
       [&] { at::native::foreach_tensor_add_scalar_kernel_slow_(self, scalar); });
 }
 
 std::vector<at::Tensor> foreach_add_scalarlist(TensorList self, ScalarList scalars) {
   return functional(
-      caps::aclnnForeachAddScalarList, "_foreach_add.ScalarList", {self}, all_real(scalars) && scalars.size() == self.size(),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddScalarList, at::ITensorListRef(self), scalars, out); },
+      caps::aclnnForeachAddScalarList, "_foreach_add.ScalarList", {self},
+          all_real(scalars) && scalars.size() == self.size(),
+      [&](const List& out) { NPU_RUN(aclnnForeachAddScalarList, List(self), scalars, out); },
       [&] { return at::native::foreach_tensor_add_scalarlist_kernel_slow(self, scalars); });
 }
 
 void foreach_add_scalarlist_(TensorList self, ScalarList scalars) {
   in_place(
-      caps::aclnnForeachAddScalarList, "_foreach_add_.ScalarList", {self}, all_real(scalars) && scalars.size() == self.size(),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddScalarList, at::ITensorListRef(self), scalars, out); },
+      caps::aclnnForeachAddScalarList, "_foreach_add_.ScalarList", {self},
+          all_real(scalars) && scalars.size() == self.size(),
+      [&](const List& out) { NPU_RUN(aclnnForeachAddScalarList, List(self), scalars, out); },
       [&] { at::native::foreach_tensor_add_scalarlist_kernel_slow_(self, scalars); });
 }
 
 std::vector<at::Tensor> foreach_add_list(TensorList self, TensorList other, const at::Scalar& alpha) {
   return functional(
       caps::aclnnForeachAddListV2, "_foreach_add.List", {self, other}, real(alpha),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddListV2, at::ITensorListRef(self), at::ITensorListRef(other), alpha, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachAddListV2, List(self), List(other), alpha, out); },
       [&] { return at::native::foreach_tensor_add_list_kernel_slow(self, other, alpha); });
 }
 
 void foreach_add_list_(TensorList self, TensorList other, const at::Scalar& alpha) {
   in_place(
       caps::aclnnForeachAddListV2, "_foreach_add_.List", {self, other}, real(alpha),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddListV2, at::ITensorListRef(self), at::ITensorListRef(other), alpha, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachAddListV2, List(self), List(other), alpha, out); },
       [&] { at::native::foreach_tensor_add_list_kernel_slow_(self, other, alpha); });
 }
 
 std::vector<at::Tensor> foreach_sub_list(TensorList self, TensorList other, const at::Scalar& alpha) {
   return functional(
       caps::aclnnForeachSubListV2, "_foreach_sub.List", {self, other}, real(alpha),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachSubListV2, at::ITensorListRef(self), at::ITensorListRef(other), alpha, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachSubListV2, List(self), List(other), alpha, out); },
       [&] { return at::native::foreach_tensor_sub_list_kernel_slow(self, other, alpha); });
 }
 
 void foreach_sub_list_(TensorList self, TensorList other, const at::Scalar& alpha) {
   in_place(
       caps::aclnnForeachSubListV2, "_foreach_sub_.List", {self, other}, real(alpha),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachSubListV2, at::ITensorListRef(self), at::ITensorListRef(other), alpha, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachSubListV2, List(self), List(other), alpha, out); },
       [&] { at::native::foreach_tensor_sub_list_kernel_slow_(self, other, alpha); });
 }
 
 std::vector<at::Tensor> foreach_add_tensor(TensorList self, const at::Tensor& other, const at::Scalar& alpha) {
   return functional(
       caps::aclnnForeachAddScalar, "_foreach_add.Tensor", {self}, device_scalar(other, self, false) && alpha.equal(1),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddScalar, at::ITensorListRef(self), other, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachAddScalar, List(self), other, out); },
       [&] { return at::native::foreach_tensor_add_tensor_kernel_slow(self, other, alpha); });
 }
 
 void foreach_add_tensor_(TensorList self, const at::Tensor& other, const at::Scalar& alpha) {
   in_place(
       caps::aclnnForeachAddScalar, "_foreach_add_.Tensor", {self}, device_scalar(other, self, true) && alpha.equal(1),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddScalar, at::ITensorListRef(self), other, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachAddScalar, List(self), other, out); },
       [&] { at::native::foreach_tensor_add_tensor_kernel_slow_(self, other, alpha); });
 }
 
 std::vector<at::Tensor> foreach_mul_scalar(TensorList self, const at::Scalar& scalar) {
   return functional(
       caps::aclnnForeachMulScalarV2, "_foreach_mul.Scalar", {self}, real(scalar),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMulScalarV2, at::ITensorListRef(self), scalar, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachMulScalarV2, List(self), scalar, out); },
       [&] { return at::native::foreach_tensor_mul_scalar_kernel_slow(self, scalar); });
 }
 
 void foreach_mul_scalar_(TensorList self, const at::Scalar& scalar) {
   in_place(
       caps::aclnnForeachMulScalarV2, "_foreach_mul_.Scalar", {self}, real(scalar),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMulScalarV2, at::ITensorListRef(self), scalar, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachMulScalarV2, List(self), scalar, out); },
       [&] { at::native::foreach_tensor_mul_scalar_kernel_slow_(self, scalar); });
 }
 
 std::vector<at::Tensor> foreach_mul_scalarlist(TensorList self, ScalarList scalars) {
   return functional(
-      caps::aclnnForeachMulScalarList, "_foreach_mul.ScalarList", {self}, all_real(scalars) && scalars.size() == self.size(),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMulScalarList, at::ITensorListRef(self), scalars, out); },
+      caps::aclnnForeachMulScalarList, "_foreach_mul.ScalarList", {self},
+          all_real(scalars) && scalars.size() == self.size(),
+      [&](const List& out) { NPU_RUN(aclnnForeachMulScalarList, List(self), scalars, out); },
       [&] { return at::native::foreach_tensor_mul_scalarlist_kernel_slow(self, scalars); });
 }
 
 void foreach_mul_scalarlist_(TensorList self, ScalarList scalars) {
   in_place(
-      caps::aclnnForeachMulScalarList, "_foreach_mul_.ScalarList", {self}, all_real(scalars) && scalars.size() == self.size(),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMulScalarList, at::ITensorListRef(self), scalars, out); },
+      caps::aclnnForeachMulScalarList, "_foreach_mul_.ScalarList", {self},
+          all_real(scalars) && scalars.size() == self.size(),
+      [&](const List& out) { NPU_RUN(aclnnForeachMulScalarList, List(self), scalars, out); },
       [&] { at::native::foreach_tensor_mul_scalarlist_kernel_slow_(self, scalars); });
 }
 
 std::vector<at::Tensor> foreach_mul_list(TensorList self, TensorList other) {
   return functional(
       caps::aclnnForeachMulList, "_foreach_mul.List", {self, other}, true,
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMulList, at::ITensorListRef(self), at::ITensorListRef(other), out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachMulList, List(self), List(other), out); },
       [&] { return at::native::foreach_tensor_mul_list_kernel_slow(self, other); });
 }
 
 void foreach_mul_list_(TensorList self, TensorList other) {
   in_place(
       caps::aclnnForeachMulList, "_foreach_mul_.List", {self, other}, true,
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMulList, at::ITensorListRef(self), at::ITensorListRef(other), out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachMulList, List(self), List(other), out); },
       [&] { at::native::foreach_tensor_mul_list_kernel_slow_(self, other); });
 }
 
 std::vector<at::Tensor> foreach_mul_tensor(TensorList self, const at::Tensor& other) {
   return functional(
       caps::aclnnForeachMulScalar, "_foreach_mul.Tensor", {self}, device_scalar(other, self, false),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMulScalar, at::ITensorListRef(self), other, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachMulScalar, List(self), other, out); },
       [&] { return at::native::foreach_tensor_mul_tensor_kernel_slow(self, other); });
 }
 
 void foreach_mul_tensor_(TensorList self, const at::Tensor& other) {
   in_place(
       caps::aclnnForeachMulScalar, "_foreach_mul_.Tensor", {self}, device_scalar(other, self, true),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMulScalar, at::ITensorListRef(self), other, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachMulScalar, List(self), other, out); },
       [&] { at::native::foreach_tensor_mul_tensor_kernel_slow_(self, other); });
 }
 
 std::vector<at::Tensor> foreach_div_scalar(TensorList self, const at::Scalar& scalar) {
   return functional(
       caps::aclnnForeachDivScalarV2, "_foreach_div.Scalar", {self}, real(scalar),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachDivScalarV2, at::ITensorListRef(self), scalar, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachDivScalarV2, List(self), scalar, out); },
       [&] { return at::native::foreach_tensor_div_scalar_kernel_slow(self, scalar); });
 }
 
 void foreach_div_scalar_(TensorList self, const at::Scalar& scalar) {
   in_place(
       caps::aclnnForeachDivScalarV2, "_foreach_div_.Scalar", {self}, real(scalar),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachDivScalarV2, at::ITensorListRef(self), scalar, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachDivScalarV2, List(self), scalar, out); },
       [&] { at::native::foreach_tensor_div_scalar_kernel_slow_(self, scalar); });
 }
 
 std::vector<at::Tensor> foreach_div_scalarlist(TensorList self, ScalarList scalars) {
   return functional(
-      caps::aclnnForeachDivScalarList, "_foreach_div.ScalarList", {self}, all_real(scalars) && scalars.size() == self.size(),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachDivScalarList, at::ITensorListRef(self), scalars, out); },
+      caps::aclnnForeachDivScalarList, "_foreach_div.ScalarList", {self},
+          all_real(scalars) && scalars.size() == self.size(),
+      [&](const List& out) { NPU_RUN(aclnnForeachDivScalarList, List(self), scalars, out); },
       [&] { return at::native::foreach_tensor_div_scalarlist_kernel_slow(self, scalars); });
 }
 
 void foreach_div_scalarlist_(TensorList self, ScalarList scalars) {
   in_place(
-      caps::aclnnForeachDivScalarList, "_foreach_div_.ScalarList", {self}, all_real(scalars) && scalars.size() == self.size(),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachDivScalarList, at::ITensorListRef(self), scalars, out); },
+      caps::aclnnForeachDivScalarList, "_foreach_div_.ScalarList", {self},
+          all_real(scalars) && scalars.size() == self.size(),
+      [&](const List& out) { NPU_RUN(aclnnForeachDivScalarList, List(self), scalars, out); },
       [&] { at::native::foreach_tensor_div_scalarlist_kernel_slow_(self, scalars); });
 }
 
 std::vector<at::Tensor> foreach_div_list(TensorList self, TensorList other) {
   return functional(
       caps::aclnnForeachDivList, "_foreach_div.List", {self, other}, true,
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachDivList, at::ITensorListRef(self), at::ITensorListRef(other), out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachDivList, List(self), List(other), out); },
       [&] { return at::native::foreach_tensor_div_list_kernel_slow(self, other); });
 }
 
 void foreach_div_list_(TensorList self, TensorList other) {
   in_place(
       caps::aclnnForeachDivList, "_foreach_div_.List", {self, other}, true,
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachDivList, at::ITensorListRef(self), at::ITensorListRef(other), out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachDivList, List(self), List(other), out); },
       [&] { at::native::foreach_tensor_div_list_kernel_slow_(self, other); });
 }
 
 std::vector<at::Tensor> foreach_maximum_list(TensorList self, TensorList other) {
   return functional(
       caps::aclnnForeachMaximumList, "_foreach_maximum.List", {self, other}, true,
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMaximumList, at::ITensorListRef(self), at::ITensorListRef(other), out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachMaximumList, List(self), List(other), out); },
       [&] { return at::native::foreach_tensor_clamp_min_list_kernel_slow(self, other); });
 }
 
 void foreach_maximum_list_(TensorList self, TensorList other) {
   in_place(
       caps::aclnnForeachMaximumList, "_foreach_maximum_.List", {self, other}, true,
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachMaximumList, at::ITensorListRef(self), at::ITensorListRef(other), out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachMaximumList, List(self), List(other), out); },
       [&] { at::native::foreach_tensor_clamp_min_list_kernel_slow_(self, other); });
 }
 
 std::vector<at::Tensor> foreach_sqrt(TensorList self) {
   return functional(
       caps::aclnnForeachSqrt, "_foreach_sqrt", {self}, true,
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachSqrt, at::ITensorListRef(self), out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachSqrt, List(self), out); },
       [&] { return at::native::foreach_tensor_sqrt_slow(self); });
 }
 
 void foreach_sqrt_(TensorList self) {
   in_place(
       caps::aclnnForeachSqrt, "_foreach_sqrt_", {self}, true,
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachSqrt, at::ITensorListRef(self), out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachSqrt, List(self), out); },
       [&] { at::native::foreach_tensor_sqrt_slow_(self); });
 }
 
 std::vector<at::Tensor> foreach_neg(TensorList self) {
   return functional(
       caps::aclnnForeachNeg, "_foreach_neg", {self}, true,
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachNeg, at::ITensorListRef(self), out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachNeg, List(self), out); },
       [&] { return at::native::foreach_tensor_neg_slow(self); });
 }
 
 void foreach_neg_(TensorList self) {
   in_place(
       caps::aclnnForeachNeg, "_foreach_neg_", {self}, true,
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachNeg, at::ITensorListRef(self), out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachNeg, List(self), out); },
       [&] { at::native::foreach_tensor_neg_slow_(self); });
 }
 
-std::vector<at::Tensor> foreach_addcmul_scalar(TensorList self, TensorList tensor1, TensorList tensor2, const at::Scalar& value) {
+std::vector<at::Tensor> foreach_addcmul_scalar(TensorList self, TensorList tensor1, TensorList tensor2,
+    const at::Scalar& value) {
   return functional(
       caps::aclnnForeachAddcmulScalarV2, "_foreach_addcmul.Scalar", {self, tensor1, tensor2}, real(value),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddcmulScalarV2, at::ITensorListRef(self), at::ITensorListRef(tensor1), at::ITensorListRef(tensor2), value, out); },
+      [&](const List& out) {
+        NPU_RUN(aclnnForeachAddcmulScalarV2, List(self), List(tensor1), List(tensor2), value, out);
+      },
       [&] { return at::native::foreach_tensor_addcmul_scalar_slow(self, tensor1, tensor2, value); });
 }
 
 void foreach_addcmul_scalar_(TensorList self, TensorList tensor1, TensorList tensor2, const at::Scalar& value) {
   in_place(
       caps::aclnnForeachAddcmulScalarV2, "_foreach_addcmul_.Scalar", {self, tensor1, tensor2}, real(value),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddcmulScalarV2, at::ITensorListRef(self), at::ITensorListRef(tensor1), at::ITensorListRef(tensor2), value, out); },
+      [&](const List& out) {
+        NPU_RUN(aclnnForeachAddcmulScalarV2, List(self), List(tensor1), List(tensor2), value, out);
+      },
       [&] { at::native::foreach_tensor_addcmul_scalar_slow_(self, tensor1, tensor2, value); });
 }
 
-std::vector<at::Tensor> foreach_addcmul_scalarlist(TensorList self, TensorList tensor1, TensorList tensor2, ScalarList scalars) {
+std::vector<at::Tensor> foreach_addcmul_scalarlist(TensorList self, TensorList tensor1, TensorList tensor2,
+    ScalarList scalars) {
   return functional(
-      caps::aclnnForeachAddcmulScalarList, "_foreach_addcmul.ScalarList", {self, tensor1, tensor2}, all_real(scalars) && scalars.size() == self.size(),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddcmulScalarList, at::ITensorListRef(self), at::ITensorListRef(tensor1), at::ITensorListRef(tensor2), scalars_tensor(scalars, self), out); },
+      caps::aclnnForeachAddcmulScalarList, "_foreach_addcmul.ScalarList", {self, tensor1, tensor2},
+          all_real(scalars) && scalars.size() == self.size(),
+      [&](const List& out) {
+        NPU_RUN(aclnnForeachAddcmulScalarList, List(self), List(tensor1), List(tensor2),
+                scalars_tensor(scalars, self), out);
+      },
       [&] { return at::native::foreach_tensor_addcmul_scalarlist_slow(self, tensor1, tensor2, scalars); });
 }
 
 void foreach_addcmul_scalarlist_(TensorList self, TensorList tensor1, TensorList tensor2, ScalarList scalars) {
   in_place(
-      caps::aclnnForeachAddcmulScalarList, "_foreach_addcmul_.ScalarList", {self, tensor1, tensor2}, all_real(scalars) && scalars.size() == self.size(),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddcmulScalarList, at::ITensorListRef(self), at::ITensorListRef(tensor1), at::ITensorListRef(tensor2), scalars_tensor(scalars, self), out); },
+      caps::aclnnForeachAddcmulScalarList, "_foreach_addcmul_.ScalarList", {self, tensor1, tensor2},
+          all_real(scalars) && scalars.size() == self.size(),
+      [&](const List& out) {
+        NPU_RUN(aclnnForeachAddcmulScalarList, List(self), List(tensor1), List(tensor2),
+                scalars_tensor(scalars, self), out);
+      },
       [&] { at::native::foreach_tensor_addcmul_scalarlist_slow_(self, tensor1, tensor2, scalars); });
 }
 
-std::vector<at::Tensor> foreach_addcdiv_scalar(TensorList self, TensorList tensor1, TensorList tensor2, const at::Scalar& value) {
+std::vector<at::Tensor> foreach_addcdiv_scalar(TensorList self, TensorList tensor1, TensorList tensor2,
+    const at::Scalar& value) {
   return functional(
       caps::aclnnForeachAddcdivScalarV2, "_foreach_addcdiv.Scalar", {self, tensor1, tensor2}, real(value),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddcdivScalarV2, at::ITensorListRef(self), at::ITensorListRef(tensor1), at::ITensorListRef(tensor2), value, out); },
+      [&](const List& out) {
+        NPU_RUN(aclnnForeachAddcdivScalarV2, List(self), List(tensor1), List(tensor2), value, out);
+      },
       [&] { return at::native::foreach_tensor_addcdiv_scalar_slow(self, tensor1, tensor2, value); });
 }
 
 void foreach_addcdiv_scalar_(TensorList self, TensorList tensor1, TensorList tensor2, const at::Scalar& value) {
   in_place(
       caps::aclnnForeachAddcdivScalarV2, "_foreach_addcdiv_.Scalar", {self, tensor1, tensor2}, real(value),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddcdivScalarV2, at::ITensorListRef(self), at::ITensorListRef(tensor1), at::ITensorListRef(tensor2), value, out); },
+      [&](const List& out) {
+        NPU_RUN(aclnnForeachAddcdivScalarV2, List(self), List(tensor1), List(tensor2), value, out);
+      },
       [&] { at::native::foreach_tensor_addcdiv_scalar_slow_(self, tensor1, tensor2, value); });
 }
 
-std::vector<at::Tensor> foreach_addcdiv_scalarlist(TensorList self, TensorList tensor1, TensorList tensor2, ScalarList scalars) {
+std::vector<at::Tensor> foreach_addcdiv_scalarlist(TensorList self, TensorList tensor1, TensorList tensor2,
+    ScalarList scalars) {
   return functional(
-      caps::aclnnForeachAddcdivScalarList, "_foreach_addcdiv.ScalarList", {self, tensor1, tensor2}, all_real(scalars) && scalars.size() == self.size(),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddcdivScalarList, at::ITensorListRef(self), at::ITensorListRef(tensor1), at::ITensorListRef(tensor2), scalars_tensor(scalars, self), out); },
+      caps::aclnnForeachAddcdivScalarList, "_foreach_addcdiv.ScalarList", {self, tensor1, tensor2},
+          all_real(scalars) && scalars.size() == self.size(),
+      [&](const List& out) {
+        NPU_RUN(aclnnForeachAddcdivScalarList, List(self), List(tensor1), List(tensor2),
+                scalars_tensor(scalars, self), out);
+      },
       [&] { return at::native::foreach_tensor_addcdiv_scalarlist_slow(self, tensor1, tensor2, scalars); });
 }
 
 void foreach_addcdiv_scalarlist_(TensorList self, TensorList tensor1, TensorList tensor2, ScalarList scalars) {
   in_place(
-      caps::aclnnForeachAddcdivScalarList, "_foreach_addcdiv_.ScalarList", {self, tensor1, tensor2}, all_real(scalars) && scalars.size() == self.size(),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachAddcdivScalarList, at::ITensorListRef(self), at::ITensorListRef(tensor1), at::ITensorListRef(tensor2), scalars_tensor(scalars, self), out); },
+      caps::aclnnForeachAddcdivScalarList, "_foreach_addcdiv_.ScalarList", {self, tensor1, tensor2},
+          all_real(scalars) && scalars.size() == self.size(),
+      [&](const List& out) {
+        NPU_RUN(aclnnForeachAddcdivScalarList, List(self), List(tensor1), List(tensor2),
+                scalars_tensor(scalars, self), out);
+      },
       [&] { at::native::foreach_tensor_addcdiv_scalarlist_slow_(self, tensor1, tensor2, scalars); });
 }
 
 std::vector<at::Tensor> foreach_lerp_scalar(TensorList self, TensorList tensors1, const at::Scalar& weight) {
   return functional(
       caps::aclnnForeachLerpScalar, "_foreach_lerp.Scalar", {self, tensors1}, real(weight),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachLerpScalar, at::ITensorListRef(self), at::ITensorListRef(tensors1), weight, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachLerpScalar, List(self), List(tensors1), weight, out); },
       [&] { return at::native::foreach_tensor_lerp_list_kernel_slow(self, tensors1, weight); });
 }
 
 void foreach_lerp_scalar_(TensorList self, TensorList tensors1, const at::Scalar& weight) {
   in_place(
       caps::aclnnForeachLerpScalar, "_foreach_lerp_.Scalar", {self, tensors1}, real(weight),
-      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnForeachLerpScalar, at::ITensorListRef(self), at::ITensorListRef(tensors1), weight, out); },
+      [&](const List& out) { NPU_RUN(aclnnForeachLerpScalar, List(self), List(tensors1), weight, out); },
       [&] { at::native::foreach_tensor_lerp_list_kernel_slow_(self, tensors1, weight); });
 }
 
@@ -409,7 +444,7 @@ std::vector<at::Tensor> foreach_norm(TensorList self, const at::Scalar& ord, std
   std::vector<at::Tensor> out;
   out.reserve(self.size());
   for (const at::Tensor& t : self) out.push_back(at::empty({}, t.options()));
-  NPU_RUN(aclnnForeachNorm, at::ITensorListRef(self), ord, at::ITensorListRef(out));
+  NPU_RUN(aclnnForeachNorm, List(self), ord, at::ITensorListRef(out));
   return out;
 }
 
@@ -440,7 +475,7 @@ void amp_foreach_non_finite_check_and_unscale_(TensorList self, at::Tensor& foun
     return;
   }
   const ListDeviceGuard guard(self);
-  NPU_RUN(aclnnForeachNonFiniteCheckAndUnscale, at::ITensorListRef(self), found_inf, inv_scale);
+  NPU_RUN(aclnnForeachNonFiniteCheckAndUnscale, List(self), found_inf, inv_scale);
 }
 
 at::Tensor& amp_update_scale_(at::Tensor& self, at::Tensor& growth_tracker, const at::Tensor& found_inf,
