@@ -256,7 +256,8 @@ def test_integer_and_promoting_cases_keep_cpu_semantics():
         torch._foreach_mul_([t.clone() for t in ints_n], [1.5, 2.5])
     # A 0-dim float64 factor promotes 0-dim entries only (as two tensors), the others keep their dtype.
     xs, factor = [torch.tensor(2.0), torch.ones(3)], torch.tensor(1.5, dtype=torch.float64)
-    for r_n, r_c in zip(torch._foreach_mul([t.to("npu") for t in xs], factor.to("npu")), torch._foreach_mul(xs, factor)):
+    res_n = torch._foreach_mul([t.to("npu") for t in xs], factor.to("npu"))
+    for r_n, r_c in zip(res_n, torch._foreach_mul(xs, factor)):
         assert r_n.dtype == r_c.dtype
         assert torch.equal(r_n.cpu(), r_c)
     # Mixed dtypes along a position: CPU's promotion (float16 + float32 -> float32).
