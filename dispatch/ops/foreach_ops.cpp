@@ -77,13 +77,21 @@ std::vector<at::Tensor> empty_results(TensorList self) {
 
 // The per-tensor scalars of a ScalarList form as a 1-D device tensor (the
 // aclTensor CANN's Addc*ScalarList ops take), in float64 for float64 lists
-// and float32 otherwise: the precision PyTorch's kernels use them in.
+// and float32 otherwise: the precision PyTorch's kernels use them in. Staged
+// in pinned host memory so the copy stays in flight: a pageable source would
+// make every call (two per AdamW step) wait for the stream.
 at::Tensor scalars_tensor(ScalarList scalars, TensorList self) {
-  const at::ScalarType type = self[0].scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-  std::vector<double> values;
-  values.reserve(scalars.size());
-  for (const at::Scalar& s : scalars) values.push_back(s.toDouble());
-  return at::tensor(values, at::TensorOptions().dtype(at::kDouble)).to(type).to(self[0].device());
+  const bool dbl = self[0].scalar_type() == at::kDouble;
+  at::Tensor host = at::empty({static_cast<int64_t>(scalars.size())},
+                              at::TensorOptions().dtype(dbl ? at::kDouble : at::kFloat).pinned_memory(true));
+  for (std::size_t i = 0; i < scalars.size(); ++i) {
+    if (dbl) {
+      host.data_ptr<double>()[i] = scalars[i].toDouble();
+    } else {
+      host.data_ptr<float>()[i] = static_cast<float>(scalars[i].toDouble());
+    }
+  }
+  return host.to(self[0].device(), /*non_blocking=*/true);
 }
 
 // In place (out = self) when `ok`, else PyTorch's per-tensor loop.

@@ -424,3 +424,16 @@ def test_fused_adamw_with_grad_scaler_state_matches_cpu():
     for p_n, p_c in zip(npu_params, cpu_params):
         close(p_n.detach(), p_c.detach(), steps=3)
         close(p_n.grad, p_c.grad)
+
+
+@pytest.mark.parametrize("op", ["addcdiv", "addcmul"])
+def test_scalarlist_forms_do_not_wait_for_the_device(op, delay_us):
+    """The per-tensor scalars reach the device without synchronizing the stream (AdamW calls this every step)."""
+    xs = [torch.ones(4, device="npu"), torch.ones(2, device="npu")]
+    torch.npu.synchronize()
+    delay_us(300_000)  # every kernel stays in flight for a while
+    getattr(torch, f"_foreach_{op}_")(xs, xs, xs, [0.5, 2.0])
+    assert not torch.npu.current_stream().query()  # returned before the device finished
+    torch.npu.synchronize()
+    expected = [1 + 0.5 * 1, 1 + 2.0 * 1]
+    assert [x.cpu().tolist() for x in xs] == [[expected[0]] * 4, [expected[1]] * 2]
