@@ -476,7 +476,8 @@ void amp_foreach_non_finite_check_and_unscale_(TensorList self, at::Tensor& foun
     return t.is_privateuseone() && is_list_kernel_dtype(t.scalar_type()) && !any_private_format(t) &&
            at::has_internal_overlap(t) == at::MemOverlap::No;
   });
-  native = native && found_inf.is_privateuseone() && !any_private_format(found_inf) && !any_private_format(inv_scale);
+  native = native && found_inf.is_privateuseone() && !any_private_format(found_inf) &&
+           !any_private_format(inv_scale) && !overlap_across_positions({self});
   if (!native || !run_native(caps::aclnnForeachNonFiniteCheckAndUnscale, "_amp_foreach_non_finite_check_and_unscale_",
                              foreach_dtypes(self))) {
     fallback_call<void>("_amp_foreach_non_finite_check_and_unscale_", self, found_inf, inv_scale);

@@ -2,6 +2,7 @@
 #include "dispatch/ops/foreach_route.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include <ATen/MemoryOverlap.h>
 
@@ -12,6 +13,44 @@ namespace npu::ops {
 
 bool is_list_kernel_dtype(at::ScalarType type) {
   return type == at::kFloat || type == at::kHalf || type == at::kBFloat16 || type == at::kDouble;
+}
+
+namespace {
+
+// The bytes a tensor's elements span (empty for an empty tensor).
+struct Span {
+  uintptr_t begin, end;
+  std::size_t position;
+};
+
+}  // namespace
+
+bool overlap_across_positions(std::initializer_list<at::TensorList> lists) {
+  std::vector<Span> spans;
+  for (const at::TensorList& list : lists) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const at::Tensor& t = list[i];
+      if (!t.defined() || t.numel() == 0) continue;
+      int64_t extent = 1;
+      for (int64_t d = 0; d < t.dim(); ++d) extent += (t.size(d) - 1) * t.stride(d);
+      const auto begin = reinterpret_cast<uintptr_t>(t.const_data_ptr());
+      spans.push_back({begin, begin + static_cast<uintptr_t>(extent) * t.element_size(), i});
+    }
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+  // Sweep in address order; `active` holds the spans still open at the
+  // current start. Entries of one position may overlap (self and other of
+  // _foreach_mul_(a, a)); any other overlap is a conflict.
+  std::vector<Span> active;
+  for (const Span& s : spans) {
+    active.erase(std::remove_if(active.begin(), active.end(), [&](const Span& a) { return a.end <= s.begin; }),
+                 active.end());
+    for (const Span& a : active) {
+      if (a.position != s.position) return true;
+    }
+    active.push_back(s);
+  }
+  return false;
 }
 
 bool foreach_fast_route(std::initializer_list<at::TensorList> lists, bool in_place) {
@@ -36,7 +75,9 @@ bool foreach_fast_route(std::initializer_list<at::TensorList> lists, bool in_pla
       if (status == at::MemOverlapStatus::Partial) return false;
     }
   }
-  return true;
+  // The list kernel updates the positions concurrently, where PyTorch's loop
+  // goes one after the other: positions sharing memory keep the loop.
+  return !overlap_across_positions(lists);
 }
 
 std::vector<at::ScalarType> foreach_dtypes(at::TensorList list) {

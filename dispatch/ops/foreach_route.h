@@ -19,8 +19,15 @@ bool is_list_kernel_dtype(at::ScalarType type);
 // of every list has self[i]'s dtype (a list-kernel dtype) and sizes. With
 // `in_place`, self[i] must not overlap itself and overlap the other lists'
 // entry i fully or not at all (PyTorch's in-place ops refuse partial overlap only).
+// Also with `in_place`, no two positions may share memory (in any list): the
+// list kernels update positions concurrently, PyTorch one after the other.
 // False for an empty self.
 bool foreach_fast_route(std::initializer_list<at::TensorList> lists, bool in_place);
+
+// Whether an entry at position i of some list shares memory with an entry at
+// another position j != i of some list (byte ranges; conservative for
+// strided tensors that interleave without touching).
+bool overlap_across_positions(std::initializer_list<at::TensorList> lists);
 
 // The distinct dtypes of a list (what run_native checks).
 std::vector<at::ScalarType> foreach_dtypes(at::TensorList list);

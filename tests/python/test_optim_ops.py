@@ -437,3 +437,27 @@ def test_scalarlist_forms_do_not_wait_for_the_device(op, delay_us):
     torch.npu.synchronize()
     expected = [1 + 0.5 * 1, 1 + 2.0 * 1]
     assert [x.cpu().tolist() for x in xs] == [[expected[0]] * 4, [expected[1]] * 2]
+
+
+def test_lists_sharing_memory_across_positions_match_cpu():
+    """PyTorch updates the positions one after the other; a list whose positions share memory keeps that order,
+    while views of one flat buffer that do not overlap (flattened parameters) still take one launch."""
+    def cases(device):
+        a = torch.arange(6, dtype=torch.float32, device=device)
+        b = torch.ones(6, device=device) * 10
+        torch._foreach_add_([a, a], 1.0)                    # the same tensor twice: + 2
+        torch._foreach_add_([a, b], [b, a])                 # b reads the new a
+        flat = torch.ones(10, device=device)
+        torch._foreach_mul_([flat[2:8], flat[4:6]], 3.0)    # partial overlap between positions
+        return [a, b, flat]
+    debug.reset_reports()
+    results = cases("npu")
+    # Concurrent positions could happen to run in order: the loop (no list launch) is what guarantees it.
+    assert not any(op.startswith("aclnnForeach") for op in debug.native_report()), debug.native_report()
+    for r_n, r_c in zip(results, cases("cpu")):
+        assert torch.equal(r_n.cpu(), r_c)
+    flat = torch.ones(12, device="npu")
+    debug.reset_reports()
+    torch._foreach_add_([flat[:4], flat[4:9], flat[9:]], 2.0)
+    assert debug.native_report() == {"aclnnForeachAddScalarV2": 1}
+    assert torch.equal(flat.cpu(), torch.full((12,), 3.0))
