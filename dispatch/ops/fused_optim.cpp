@@ -45,6 +45,8 @@ bool fused_native(std::initializer_list<TensorList> shaped, TensorList steps, co
 
 OptionalTensor defined_or_null(const OptionalTensor& t) { return t && t->defined() ? t : std::nullopt; }
 
+// A tensor lr is read on the host, as PyTorch's CPU fused kernels read it (an
+// lr on npu synchronizes its stream; the entries take lr as a double).
 double lr_value(const at::Tensor& lr) {
   TORCH_CHECK(lr.numel() == 1, "lr must be a 1-element tensor, got ", lr.numel(), " elements");
   return lr.item<double>();
