@@ -261,6 +261,22 @@ def _pool_steps(device: str) -> dict[str, Callable[[], object]]:
     return steps
 
 
+def _optim_steps(device: str) -> dict[str, Callable[[], object]]:
+    """An optimizer step over a small transformer's 39 parameter tensors
+    (2.9M elements): AdamW with foreach=True and fused=True (issue 15)."""
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024, batch_first=True)
+    model = torch.nn.ModuleList([torch.nn.Embedding(1000, 256), torch.nn.TransformerEncoder(layer, 3),
+                                 torch.nn.Linear(256, 1000)]).to(device)
+    steps = {}
+    for impl in ("foreach", "fused"):
+        params = [p.detach().clone().requires_grad_() for p in model.parameters()]
+        for p in params:
+            p.grad = torch.randn_like(p)
+        steps[f"adamw_{impl}"] = torch.optim.AdamW(params, lr=1e-3, **{impl: True}).step
+    return steps
+
+
 def memcpy_bandwidth(n: int) -> float:
     src = torch.randn(n)
     dst = torch.empty(n)
@@ -319,6 +335,13 @@ def run(quick: bool) -> tuple[list[Row], float]:
         c = _time(cpu_pool[name], "cpu", iters // 20) * 1e6
         d = _time(npu_pool[name], "npu", iters // 20) * 1e6
         rows.append(Row("pool", name, c, d, "us/step", d / c, "-"))
+
+    # optimizer steps (issue 15, optim15): one launch per parameter list
+    cpu_optim, npu_optim = _optim_steps("cpu"), _optim_steps("npu")
+    for name in cpu_optim:
+        c = _time(cpu_optim[name], "cpu", 2 if quick else 10) * 1e3
+        d = _time(npu_optim[name], "npu", 2 if quick else 10) * 1e3
+        rows.append(Row("optim", name, c, d, "ms/step", d / c, "-"))
     return rows, memcpy_bandwidth(n)
 
 

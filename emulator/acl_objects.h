@@ -53,6 +53,11 @@ struct aclTensorList {
   std::vector<std::unique_ptr<const aclTensor>> tensors;
 };
 
+// Owns its scalars, as in CANN: aclDestroyScalarList destroys them too.
+struct aclScalarList {
+  std::vector<std::unique_ptr<const aclScalar>> scalars;
+};
+
 // What ...GetWorkspaceSize prepares and the launch call enqueues. The body
 // captures tensor descriptions by value, so the caller may destroy its
 // aclTensors right after the launch returns.

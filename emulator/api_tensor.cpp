@@ -217,4 +217,23 @@ aclnnStatus aclDestroyTensorList(const aclTensorList* array) {
   return ACLNN_SUCCESS;
 }
 
+aclScalarList* aclCreateScalarList(const aclScalar* const* value, uint64_t size) {
+  aclScalarList* out = nullptr;
+  guarded("aclCreateScalarList", [&] {
+    if (size > 0 && value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
+    for (uint64_t i = 0; i < size; ++i) {
+      if (value[i] == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "entry " + std::to_string(i) + " is a null aclScalar");
+    }
+    auto list = std::make_unique<aclScalarList>();
+    for (uint64_t i = 0; i < size; ++i) list->scalars.emplace_back(value[i]);
+    out = release_handle(std::move(list));
+  });
+  return out;
+}
+
+aclnnStatus aclDestroyScalarList(const aclScalarList* array) {
+  std::unique_ptr<const aclScalarList> owned(array);
+  return ACLNN_SUCCESS;
+}
+
 }  // extern "C"

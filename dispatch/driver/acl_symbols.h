@@ -55,6 +55,8 @@
   X(aclDestroyBoolArray)          \
   X(aclCreateTensorList)          \
   X(aclDestroyTensorList)         \
+  X(aclCreateScalarList)          \
+  X(aclDestroyScalarList)         \
   X(aclGetViewShape)
 
 // Op pairs (libopapi.so on Ascend): every aclnn op of the op table

@@ -113,10 +113,23 @@ AclTensorList::AclTensorList(at::ITensorListRef tensors) {
   for (auto& o : owners) o.release();  // the list owns them now
 }
 
+AclScalarList::AclScalarList(at::ArrayRef<at::Scalar> scalars) {
+  std::vector<AclScalar> owners;
+  std::vector<const aclScalar*> raw;
+  for (const at::Scalar& s : scalars) {
+    owners.emplace_back(s);
+    raw.push_back(owners.back().get());
+  }
+  handle_ = NPU_ACL(aclCreateScalarList)(raw.data(), raw.size());
+  TORCH_CHECK(handle_ != nullptr, "aclCreateScalarList failed");
+  for (auto& o : owners) o.release();  // the list owns them now
+}
+
 void destroy_acl(aclTensor* handle) { driver::driver().aclDestroyTensor(handle); }
 void destroy_acl(aclScalar* handle) { driver::driver().aclDestroyScalar(handle); }
 void destroy_acl(aclIntArray* handle) { driver::driver().aclDestroyIntArray(handle); }
 void destroy_acl(aclBoolArray* handle) { driver::driver().aclDestroyBoolArray(handle); }
 void destroy_acl(aclTensorList* handle) { driver::driver().aclDestroyTensorList(handle); }
+void destroy_acl(aclScalarList* handle) { driver::driver().aclDestroyScalarList(handle); }
 
 }  // namespace npu::ops

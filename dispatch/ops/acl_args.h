@@ -21,6 +21,7 @@ void destroy_acl(aclScalar* handle);
 void destroy_acl(aclIntArray* handle);
 void destroy_acl(aclBoolArray* handle);
 void destroy_acl(aclTensorList* handle);
+void destroy_acl(aclScalarList* handle);
 
 // What every description owner shares: move-only ownership of one handle.
 template <class Handle>
@@ -74,6 +75,12 @@ class AclTensorList : public AclOwner<aclTensorList> {
   explicit AclTensorList(at::ITensorListRef tensors);
 };
 
+// Owns an aclScalarList (which owns its scalars): the foreach ops' ScalarList forms.
+class AclScalarList : public AclOwner<aclScalarList> {
+ public:
+  explicit AclScalarList(at::ArrayRef<at::Scalar> scalars);
+};
+
 // How each C++ argument of run_aclnn becomes an ACL argument: tensors,
 // scalars and int lists get an owner; plain values pass through.
 template <class T>
@@ -118,6 +125,11 @@ struct AclArg<at::ITensorListRef> : AclTensorList {
 template <>
 struct AclArg<std::vector<at::Tensor>> : AclTensorList {
   explicit AclArg(const std::vector<at::Tensor>& tensors) : AclTensorList(at::ITensorListRef(tensors)) {}
+};
+
+template <>
+struct AclArg<at::ArrayRef<at::Scalar>> : AclScalarList {
+  using AclScalarList::AclScalarList;
 };
 
 }  // namespace npu::ops

@@ -26,6 +26,7 @@ typedef struct aclScalar aclScalar;
 typedef struct aclIntArray aclIntArray;
 typedef struct aclBoolArray aclBoolArray;
 typedef struct aclTensorList aclTensorList;
+typedef struct aclScalarList aclScalarList;
 typedef struct aclOpExecutor aclOpExecutor;
 
 typedef enum {

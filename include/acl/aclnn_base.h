@@ -28,6 +28,10 @@ ACL_FUNC_VISIBILITY aclnnStatus aclDestroyBoolArray(const aclBoolArray* array);
 // Entries may be null (aclnnIndex reads a null entry as ':').
 ACL_FUNC_VISIBILITY aclTensorList* aclCreateTensorList(const aclTensor* const* value, uint64_t size);
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensorList(const aclTensorList* array);
+// One host scalar per tensor of a list (the foreach ops' ScalarList forms);
+// the list owns the scalars: aclDestroyScalarList destroys them too.
+ACL_FUNC_VISIBILITY aclScalarList* aclCreateScalarList(const aclScalar* const* value, uint64_t size);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyScalarList(const aclScalarList* array);
 
 // The launch half of every aclnn pair: runs the prepared executor on `stream`.
 #define ACLNN_LAUNCH_SIGNATURE(name) \

@@ -40,6 +40,7 @@ PARAM_TYPES = {
     "const aclTensorList*": "tensor_list",
     "aclTensorList*": "tensor_list",
     "const aclScalar*": "scalar",
+    "const aclScalarList*": "scalar_list",
     "const aclIntArray*": "int_array",
     "const aclBoolArray*": "bool_array",
     "aclDataType": "value",
