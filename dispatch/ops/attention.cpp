@@ -163,7 +163,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
   TORCH_CHECK(!grad_input_mask[3], kBackward,
               ": the gradient of attn_mask is not computed by the fused op; scaled_dot_product_attention routes a "
               "mask that requires grad to the math backend, use torch.nn.attention.sdpa_kernel(SDPBackend.MATH)");
-  if (!grad_input_mask[0] && !grad_input_mask[1] && !grad_input_mask[2]) return {};
+  // An undefined grad_out is a zero gradient (autograd's convention): so are the inputs'.
+  if (!grad_out.defined() || (!grad_input_mask[0] && !grad_input_mask[1] && !grad_input_mask[2])) return {};
   const c10::DeviceGuard guard(query.device());
   const at::Tensor q4 = as_bnsd(query);
   const at::Tensor k4 = as_bnsd(key);
