@@ -44,7 +44,8 @@ void add_rows(const TensorView& out, int64_t dim, const std::vector<int64_t>& in
       const T* src = s + offset_of(p, sizes, src_strides);
       for (int64_t i = 0; i < entries; ++i) {
         T& target = dst[index[i] * out_step];
-        target = static_cast<T>(static_cast<M>(target) + a * static_cast<M>(src[i * src_step]));
+        const T product = static_cast<T>(a * static_cast<M>(src[i * src_step]));
+        target = static_cast<T>(static_cast<M>(target) + static_cast<M>(product));
       }
     }
   });

@@ -48,8 +48,8 @@ void check_take(const TensorView& out, const TensorView& self, const TensorView&
 // along `dim` for every entry i of the 1-D `index`, in entry order (repeated
 // indices accumulate deterministically). source has self's shape except
 // source.size(dim) == index.numel(); indices in [0, self.size(dim)). out has
-// self's shape and may be self. Real dtypes; float16/bfloat16 add in float
-// and round once per entry, as PyTorch's CPU does.
+// self's shape and may be self. Real dtypes but bool; alpha * source rounds
+// to the dtype before the add (float16/bfloat16 too), as PyTorch's CPU does.
 void index_add(const TensorView& out, const TensorView& self, int64_t dim, const TensorView& index,
                const TensorView& source, const Scalar& alpha);
 void check_index_add(const TensorView& out, const TensorView& self, int64_t dim, const TensorView& index,
