@@ -60,6 +60,7 @@ MASKS = {
     "float-mask-broadcast": lambda g: torch.randn(5, 7, generator=g),
     "float-mask-per-batch": lambda g: torch.randn(2, 1, 1, 7, generator=g),
     "bool-mask-broadcast": lambda g: torch.rand(1, 3, 5, 7, generator=g) > 0.4,
+    "gqa-float-mask": lambda g: torch.randn(1, 1, 5, 7, generator=g),
     "bool-mask-with-fully-masked-row": lambda g: torch.tensor([True] * 7 + [False] * 7 + [True, False] * 10 + [True])
     .view(5, 7),
 }
@@ -88,9 +89,11 @@ def test_fused_attention_matches_cpu(case):
 
 @pytest.mark.parametrize("mask", list(MASKS))
 def test_fused_attention_with_mask_matches_cpu(mask):
-    q, k, v = _inputs((2, 3, 5, 8), (2, 3, 7, 8), (2, 3, 7, 8))
+    gqa = mask.startswith("gqa")
+    kv_heads = 1 if gqa else 3
+    q, k, v = _inputs((2, 3, 5, 8), (2, kv_heads, 7, 8), (2, kv_heads, 7, 8))
     attn_mask = MASKS[mask](torch.Generator().manual_seed(3))
-    launched = _check(q, k, v, attn_mask=attn_mask)
+    launched = _check(q, k, v, attn_mask=attn_mask, **({"enable_gqa": True} if gqa else {}))
     assert launched == {FUSED: 1, FUSED_BACKWARD: 1}
 
 
@@ -166,23 +169,25 @@ def test_dropout_statistics():
     assert not torch.equal(kept[0, 0], kept[0, 1]) and not torch.equal(kept[0, 0, 0], kept[0, 0, 1])
 
 
-def test_dropout_same_seed_same_result_and_backward_uses_forward_mask():
+@pytest.mark.parametrize("kv_heads,kwargs", [(3, {}), (1, {"enable_gqa": True, "is_causal": True})],
+                         ids=["plain", "gqa-causal"])
+def test_dropout_same_seed_same_result_and_backward_uses_forward_mask(kv_heads, kwargs):
     p = 0.25
     shape_q, s = (2, 3, 5, 8), 7
-    q, k, v = _inputs(shape_q, (2, 3, s, 8), (2, 3, s, 6))
+    q, k, v = _inputs(shape_q, (2, kv_heads, s, 8), (2, kv_heads, s, 6))
     grad = torch.randn(2, 3, 5, 6, generator=torch.Generator().manual_seed(2))
     kept = _dropout_mask(shape_q, s, p, seed=21)
     results = []
     for _ in range(2):
         torch.npu.manual_seed(21)
         debug.reset_reports()
-        results.append(_run("npu", q, k, v, grad, dropout_p=p))
+        results.append(_run("npu", q, k, v, grad, dropout_p=p, **kwargs))
         assert _launches() == {FUSED: 1, FUSED_BACKWARD: 1}
     (out, grads), (out2, grads2) = results
     assert torch.equal(out, out2) and all(torch.equal(a, b) for a, b in zip(grads, grads2))
     # CPU's math path with the same mask gives the same output and gradients.
     leaves = [t.detach().clone().requires_grad_() for t in (q, k, v)]
-    ref = torch.ops.aten._scaled_dot_product_attention_math(*leaves, dropout_p=p, dropout_mask=kept)[0]
+    ref = torch.ops.aten._scaled_dot_product_attention_math(*leaves, dropout_p=p, dropout_mask=kept, **kwargs)[0]
     ref.backward(grad)
     torch.testing.assert_close(out, ref.detach(), atol=1e-5, rtol=1e-4)
     for a, b in zip(grads, leaves):
