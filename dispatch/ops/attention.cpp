@@ -133,11 +133,12 @@ sdpa_overrideable(const at::Tensor& query, const at::Tensor& key, const at::Tens
   at::Tensor lse = empty_npu({batch, heads, length}, logsumexp_dtype(query.scalar_type()), query.device());
   uint64_t seed = 0, offset = 0;
   if (dropout_p > 0.0) {
-    // The counter words of one draw per score element, reserved under the
-    // generator's lock; the backward redraws the same mask from them.
+    // The counter words of the score elements' draws, reserved under the
+    // generator's lock; the backward redraws the same mask from them
     auto* gen = at::get_generator_or_default<NpuGeneratorImpl>(std::nullopt, default_generator(query.device().index()));
     std::lock_guard<std::mutex> lock(gen->mutex_);
-    std::tie(seed, offset) = gen->philox_engine_inputs(4 * static_cast<uint64_t>(batch * heads * length * kv_length));
+    // (one word per element in whole blocks: kernels/attention/attention.h)
+    std::tie(seed, offset) = gen->philox_engine_inputs((static_cast<uint64_t>(batch * heads * length * kv_length) + 3) / 4 * 4);
   }
   NPU_RUN(aclnnNpuFusedAttention, q4, k4, v4, bias, scale_of(query, scale), is_causal, dropout_p,
           static_cast<int64_t>(seed), static_cast<int64_t>(offset), out, lse);

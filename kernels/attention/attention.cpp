@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <Eigen/Core>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -96,10 +97,31 @@ void product(int64_t m, int64_t n, int64_t k, const C* a, int64_t a_rows, int64_
   linalg::gemm(g);
 }
 
-// The dropout mask of one score element (attention.h's counter contract).
-bool kept(const AttentionParams& p, uint64_t index) {
-  const PhiloxBlock block = philox4x32_10(p.rng.seed, p.rng.offset / 4 + index);
-  return uniform_double(block[0], block[1]) >= p.dropout_p;
+// The dropout multipliers of score elements [first, first + n) (attention.h's
+// counter contract: element e reads word e % 4 of block e / 4): keep_scale
+// where kept, 0 where dropped.
+template <class C>
+void dropout_row(const AttentionParams& p, uint64_t first, int64_t n, C keep_scale, C* multiplier) {
+  uint64_t loaded = ~uint64_t{0};
+  PhiloxBlock block{};
+  for (int64_t j = 0; j < n; ++j) {
+    const uint64_t e = first + static_cast<uint64_t>(j);
+    if (e / 4 != loaded) {
+      loaded = e / 4;
+      block = philox4x32_10(p.rng.seed, p.rng.offset / 4 + loaded);
+    }
+    multiplier[j] = static_cast<double>(uniform_float(block[e % 4])) >= p.dropout_p ? keep_scale : C(0);
+  }
+}
+
+template <class C>
+using RowArray = Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>>;
+
+// row = exp(row - shift), exactly 0 where row was -inf (masked).
+template <class C>
+void exp_shifted(C* row, int64_t n, C shift) {
+  RowArray<C> r(row, n);
+  r = (r == -std::numeric_limits<C>::infinity()).select(C(0), (r - shift).exp());
 }
 
 // s (nb x S) = scale * q[i0 .. i0 + nb) k^T + bias, causal entries -inf.
@@ -126,7 +148,7 @@ void forward_impl(const AttentionParams& p, const Dims& d, const TensorView& out
   const C keep_scale = p.dropout_p < 1.0 ? static_cast<C>(1.0 / (1.0 - p.dropout_p)) : C(0);
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, d.B * d.H), [&](const tbb::blocked_range<int64_t>& range) {
     std::vector<C> q(d.L * d.E), k(d.S * d.E), v(d.S * d.Ev), o(d.L * d.Ev);
-    std::vector<C> s(std::min(d.L, kRowBlock) * d.S);
+    std::vector<C> s(std::min(d.L, kRowBlock) * d.S), multiplier(p.dropout_p > 0.0 ? d.S : 0);
     for (int64_t bh = range.begin(); bh < range.end(); ++bh) {
       const int64_t b = bh / d.H;
       const int64_t h = bh % d.H;
@@ -138,21 +160,20 @@ void forward_impl(const AttentionParams& p, const Dims& d, const TensorView& out
         scores<T>(p, d, b, h, i0, nb, q.data(), k.data(), s.data());
         for (int64_t r = 0; r < nb; ++r) {
           C* row = s.data() + r * d.S;
-          const C max = d.S == 0 ? -std::numeric_limits<C>::infinity() : *std::max_element(row, row + d.S);
+          const C max = d.S == 0 ? -std::numeric_limits<C>::infinity() : RowArray<C>(row, d.S).maxCoeff();
           C lse = -std::numeric_limits<C>::infinity();
           if (max == -std::numeric_limits<C>::infinity()) {
             std::fill(row, row + d.S, C(0));  // every key masked: no attention, output 0
           } else {
-            C sum = 0;
-            for (int64_t j = 0; j < d.S; ++j) sum += (row[j] = std::exp(row[j] - max));
-            const C inv = C(1) / sum;
-            for (int64_t j = 0; j < d.S; ++j) row[j] *= inv;
+            exp_shifted(row, d.S, max);
+            const C sum = RowArray<C>(row, d.S).sum();
+            RowArray<C>(row, d.S) *= C(1) / sum;
             lse = max + std::log(sum);
           }
           const int64_t i = i0 + r;
           if (p.dropout_p > 0.0) {
-            const uint64_t first = static_cast<uint64_t>((bh * d.L + i) * d.S);
-            for (int64_t j = 0; j < d.S; ++j) row[j] = kept(p, first + j) ? row[j] * keep_scale : C(0);
+            dropout_row(p, static_cast<uint64_t>((bh * d.L + i) * d.S), d.S, keep_scale, multiplier.data());
+            RowArray<C>(row, d.S) *= RowArray<C>(multiplier.data(), d.S);
           }
           logsumexp.ptr<C>()[b * logsumexp.strides[0] + h * logsumexp.strides[1] + i * logsumexp.strides[2]] = lse;
         }
@@ -202,17 +223,17 @@ void backward_impl(const AttentionParams& p, const Dims& d, const TensorView& gr
           for (int64_t r = 0; r < nb; ++r) {
             const int64_t i = i0 + r;
             C* row = s.data() + r * d.S;
-            const bool empty = lse[i] == -std::numeric_limits<C>::infinity();
-            for (int64_t j = 0; j < d.S; ++j) row[j] = empty ? C(0) : std::exp(row[j] - lse[i]);  // P
+            if (lse[i] == -std::numeric_limits<C>::infinity()) {
+              std::fill(row, row + d.S, C(0));
+            } else {
+              exp_shifted(row, d.S, lse[i]);  // P
+            }
             if (dropout) {
-              const uint64_t first = static_cast<uint64_t>(((b * d.H + h) * d.L + i) * d.S);
               C* prow = pd.data() + r * d.S;
-              C* drow = dp.data() + r * d.S;
-              for (int64_t j = 0; j < d.S; ++j) {
-                const C m = kept(p, first + j) ? keep_scale : C(0);
-                prow[j] = row[j] * m;
-                drow[j] *= m;  // now dP of the probabilities before dropout
-              }
+              dropout_row(p, static_cast<uint64_t>(((b * d.H + h) * d.L + i) * d.S), d.S, keep_scale, prow);
+              // dP of the probabilities before dropout, and the dropped-out P.
+              RowArray<C>(dp.data() + r * d.S, d.S) *= RowArray<C>(prow, d.S);
+              RowArray<C>(prow, d.S) *= RowArray<C>(row, d.S);
             }
           }
           // dV += (dropped-out P)^T dO.

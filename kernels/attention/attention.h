@@ -10,16 +10,18 @@
 // (aligned top left, as PyTorch's is_causal). A row every key of which is
 // masked gets probability 0 everywhere (output 0), as PyTorch's math path.
 //
-// Dropout draws element (b, h, i, j) of the [B, H, L, S] probabilities from
-// the Philox block of counter offset / 4 + ((b * H + h) * L + i) * S + j
-// (random_ops.h's contract), keeping it when the uniform double is >= p; the
-// backward recomputes the same keep mask from the same (seed, offset), so
-// no mask is stored.
+// Dropout numbers the [B, H, L, S] probabilities row-major, e = ((b * H + h)
+// * L + i) * S + j, and keeps element e when the uniform float of word e % 4
+// of the Philox block of counter offset / 4 + e / 4 is >= p (one counter
+// word per element, B * H * L * S rounded up to whole blocks); the backward recomputes the
+// same keep mask from the same (seed, offset), so no mask is stored.
 //
 // Reduced floats compute in float (double in double): each (batch, head) is
 // loaded once into float buffers, products run on the GEMM engine
 // (kernels/linalg) a block of query rows at a time, so the score matrix
-// never exists whole, and results round once into the outputs. oneTBB
+// never exists whole, and results round once into the outputs. The
+// exponentials are Eigen's vectorized ones: this file is built with the Cube
+// kernels' ISA flags (CMakeLists.txt), as attention is matrix work. oneTBB
 // splits the work over batch x heads (the backward over batch x key/value
 // heads, so the gradients of a shared key/value head have one writer).
 #pragma once
