@@ -110,6 +110,12 @@ at::ScalarType logsumexp_dtype(at::ScalarType dtype) { return dtype == at::kDoub
 
 }  // namespace
 
+int64_t fused_sdp_choice(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+                         const std::optional<at::Tensor>& attn_mask, double dropout_p, bool is_causal,
+                         std::optional<double> scale, bool enable_gqa) {
+  return npu_sdp_choice(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
+}
+
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, c10::SymInt, c10::SymInt, at::Tensor, at::Tensor,
            at::Tensor>
 sdpa_overrideable(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,

@@ -235,6 +235,15 @@ def test_what_the_fused_op_lacks_takes_the_math_path(case):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-4)
 
 
+def test_fused_sdp_choice_operator_answers_for_npu():
+    q, k, v = (t.to("npu") for t in _inputs((1, 2, 4, 8), (1, 2, 4, 8), (1, 2, 4, 8)))
+    assert torch._fused_sdp_choice(q, k, v) == SDPBackend.OVERRIDEABLE.value
+    assert torch._fused_sdp_choice(q, k, v, attn_mask=torch.zeros(4, 4, device="npu", requires_grad=True)) == \
+        SDPBackend.MATH.value
+    with torch.nn.attention.sdpa_kernel(SDPBackend.MATH):
+        assert torch._fused_sdp_choice(q, k, v) == SDPBackend.MATH.value
+
+
 def test_sdpa_kernel_math_context_is_respected():
     q, k, v = (t.to("npu") for t in _inputs((1, 2, 4, 8), (1, 2, 4, 8), (1, 2, 4, 8)))
     debug.reset_reports()
