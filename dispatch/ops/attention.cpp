@@ -8,6 +8,7 @@
 // composite of native ops, so no combination of arguments errors here.
 #include <array>
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <tuple>
@@ -109,6 +110,12 @@ std::optional<at::Tensor> bias_of(const char* op, const at::Tensor& bias, const 
 at::ScalarType logsumexp_dtype(at::ScalarType dtype) { return dtype == at::kDouble ? at::kDouble : at::kFloat; }
 
 }  // namespace
+
+at::Tensor safe_softmax(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  at::Tensor out = at::softmax(self, dim, dtype);
+  const at::Tensor masked_rows = self.eq(-std::numeric_limits<double>::infinity()).all(dim, /*keepdim=*/true);
+  return out.masked_fill_(masked_rows, 0);
+}
 
 int64_t fused_sdp_choice(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
                          const std::optional<at::Tensor>& attn_mask, double dropout_p, bool is_causal,

@@ -288,3 +288,21 @@ def test_transformer_encoder_layer_forward_backward():
                  lambda m, x: m(x, is_causal=True, src_mask=nn.Transformer.generate_square_subsequent_mask(
                      6, device=x.device)))
     assert _launches() == {FUSED: 1, FUSED_BACKWARD: 1}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=str)
+def test_safe_softmax_of_the_math_path(dtype):
+    # Rows that are -inf throughout give 0 (the mathematical convention of
+    # the math path), the others softmax; the gradient is softmax's.
+    x = torch.randn(3, 4, 5, generator=torch.Generator().manual_seed(0)).to(dtype)
+    x[1, 2] = float("-inf")
+    x[0, :, 3] = float("-inf")
+    results = {}
+    for device in ("cpu", "npu"):
+        leaf = x.detach().clone().to(device).requires_grad_()
+        out = torch._safe_softmax(leaf, -1)
+        (out * torch.arange(out.numel(), device=device).view(out.shape).to(dtype)).sum().backward()
+        results[device] = (out.detach().cpu(), leaf.grad.cpu())
+    assert torch.equal(results["npu"][0][1, 2], torch.zeros(5, dtype=dtype))
+    for a, b in zip(results["npu"], results["cpu"]):
+        torch.testing.assert_close(a, b)
