@@ -306,3 +306,16 @@ def test_safe_softmax_of_the_math_path(dtype):
     assert torch.equal(results["npu"][0][1, 2], torch.zeros(5, dtype=dtype))
     for a, b in zip(results["npu"], results["cpu"]):
         torch.testing.assert_close(a, b)
+
+
+def test_direct_calls_with_bad_arguments_raise_clear_errors():
+    q, k, v = (t.to("npu") for t in _inputs((1, 2, 4, 8), (1, 2, 4, 8), (1, 2, 4, 8)))
+    op = torch.ops.aten._scaled_dot_product_fused_attention_overrideable
+    with pytest.raises(RuntimeError, match="return_debug_mask=True is not supported on npu"):
+        op(q, k, v, None, 0.0, False, True)
+    with pytest.raises(RuntimeError, match="attn_bias must be additive in the query's dtype"):
+        op(q, k, v, torch.zeros(4, 4, dtype=torch.bool, device="npu"))
+    with pytest.raises(RuntimeError, match="key must be \\[B, Hk, S, E\\]"):
+        op(q, k[..., :5], v)
+    with pytest.raises(RuntimeError, match="must be a multiple of the key/value heads"):
+        op(q[:, :1].expand(1, 3, 4, 8), k, v)
