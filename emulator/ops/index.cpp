@@ -89,6 +89,14 @@ TaskBody index_select_task(const aclTensor* self, int64_t dim, const aclTensor* 
   return [v, dim] { kn::index_select(v[2], v[0], dim, v[1]); };
 }
 
+TaskBody index_add_task(const aclTensor* self, int64_t dim, const aclTensor* index, const aclTensor* source,
+                        const aclScalar* alpha, aclTensor* out) {
+  const auto v = require_views<4>({{{self, "self"}, {index, "index"}, {source, "source"}, {out, "out"}}});
+  kn::check_index_add(v[3], v[0], dim, v[1], v[2]);
+  const kn::Scalar a = alpha != nullptr ? alpha->value() : kn::Scalar::from_int(1);
+  return [v, dim, a] { kn::index_add(v[3], v[0], dim, v[1], v[2], a); };
+}
+
 TaskBody gather_task(const aclTensor* self, int64_t dim, const aclTensor* index, aclTensor* out) {
   const auto v = require_views<3>({{{self, "self"}, {index, "index"}, {out, "out"}}});
   if (v[1].numel() == 0) {

@@ -11,6 +11,9 @@
 namespace npu::emu {
 
 TaskBody index_select_task(const aclTensor* self, int64_t dim, const aclTensor* index, aclTensor* out);
+// out = self with alpha * source added at the rows `index` names along dim.
+TaskBody index_add_task(const aclTensor* self, int64_t dim, const aclTensor* index, const aclTensor* source,
+                        const aclScalar* alpha, aclTensor* out);
 TaskBody gather_task(const aclTensor* self, int64_t dim, const aclTensor* index, aclTensor* out);
 
 // aclnnScatter / aclnnScatterValue: reduce 0 replace, 1 add, 2 multiply.

@@ -6,6 +6,7 @@
 // runs it too.
 #pragma once
 
+#include "kernels/core/scalar.h"
 #include "kernels/core/tensor_view.h"
 
 namespace npu::kernels {
@@ -42,5 +43,16 @@ void check_scatter(const TensorView& out, const TensorView& self, int64_t dim, c
 // negative indices count from the end. out has index's shape.
 void take(const TensorView& out, const TensorView& self, const TensorView& index);
 void check_take(const TensorView& out, const TensorView& self, const TensorView& index);
+
+// out = self, then out[..., index[i], ...] += alpha * source[..., i, ...]
+// along `dim` for every entry i of the 1-D `index`, in entry order (repeated
+// indices accumulate deterministically). source has self's shape except
+// source.size(dim) == index.numel(); indices in [0, self.size(dim)). out has
+// self's shape and may be self. Real dtypes but bool; alpha * source rounds
+// to the dtype before the add (float16/bfloat16 too), as PyTorch's CPU does.
+void index_add(const TensorView& out, const TensorView& self, int64_t dim, const TensorView& index,
+               const TensorView& source, const Scalar& alpha);
+void check_index_add(const TensorView& out, const TensorView& self, int64_t dim, const TensorView& index,
+                     const TensorView& source);
 
 }  // namespace npu::kernels

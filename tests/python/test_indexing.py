@@ -270,3 +270,34 @@ def test_autograd_through_native_indexing():
         torch.testing.assert_close(b.grad.cpu(), a.grad)
     assert_not_in_fallback(before, ["gather", "index", "_index_put_impl_", "scatter_add", "scatter_add_", "nonzero",
                                     "take", "masked_fill_"])
+
+
+INDEX_ADD_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+                    torch.float16, torch.bfloat16, torch.float32, torch.float64]
+
+
+@pytest.mark.parametrize("dtype", INDEX_ADD_DTYPES, ids=str)
+@pytest.mark.parametrize("index_dtype", [torch.int64, torch.int32], ids=str)
+def test_index_add_matches_cpu(dtype, index_dtype):
+    x = make_tensor((4, 5, 3), dtype, seed=1)
+    src = make_tensor((4, 6, 3), dtype, seed=2)
+    idx = torch.tensor([0, 4, 4, 1, 0, 2], dtype=index_dtype)  # repeated entries accumulate
+    alpha = 2 if not dtype.is_floating_point else 1.5
+    same_as_cpu(lambda t, i, s: torch.index_add(t, 1, i, s, alpha=alpha), x, idx, src)
+    same_as_cpu(lambda t, i, s: t.transpose(0, 2).index_add(2, i[:4], s.transpose(0, 2)[..., :4]), x, idx, src)
+    same_as_cpu(lambda t, i, s: t.clone().index_add_(-2, i, s), x, idx, src)
+    same_as_cpu(lambda t, i, s: torch.index_add(t, 1, i, s, out=torch.empty_like(t)), x, idx, src)
+    same_as_cpu(lambda t, i, s: t.index_add(0, i[:0], s[:0]), x, idx, src)  # empty index
+    same_as_cpu(lambda t, i, s: t[0, 0, 0].index_add(0, i[:1], s[0, 0, 0]), x, idx, src)  # 0-dim
+
+
+def test_index_add_errors_and_out_of_range_index():
+    d = torch.zeros(3, 4).npu()
+    with pytest.raises(RuntimeError, match="must have the same scalar type"):
+        d.index_add(0, torch.tensor([0]).npu(), torch.ones(1, 4, dtype=torch.float64).npu())
+    with pytest.raises(RuntimeError, match=r"Number of indices \(2\) should be equal to source.size\(dim\) \(1\)"):
+        d.index_add(0, torch.tensor([0, 1]).npu(), torch.ones(1, 4).npu())
+    d.index_add(0, torch.tensor([3]).npu(), torch.ones(1, 4).npu())
+    with pytest.raises(RuntimeError, match="aclnnIndexAdd.*out of bounds"):
+        torch.npu.synchronize()
+    torch.npu.synchronize()

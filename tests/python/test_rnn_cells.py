@@ -1,6 +1,7 @@
 """Recurrent layers on npu (nn.LSTM, nn.GRU, nn.RNN and their cells) give
-CPU's outputs and gradients. ATen sends LSTM/GRU cells on PrivateUse1 devices
-to the CUDA-only fused cell ops; npu-emu composes those of other ops."""
+CPU's outputs and gradients, natively (every test forbids the CPU fallback).
+ATen sends LSTM/GRU cells on PrivateUse1 devices to the CUDA-only fused cell
+ops; npu-emu composes those of other ops."""
 
 from __future__ import annotations
 
@@ -11,15 +12,12 @@ import pytest
 import torch
 from torch import nn
 
-import npu_emu
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+import npu_emu  # noqa: F401
+from native_guard import native_only  # noqa: F401
 
-@pytest.fixture(autouse=True)
-def _allow():
-    previous = npu_emu._C._fallback_mode()
-    npu_emu._C._set_fallback_mode("allow")  # matmuls still run through the fallback
-    yield
-    npu_emu._C._set_fallback_mode(previous)
+pytestmark = pytest.mark.usefixtures("native_only")
 
 
 def _flatten(out) -> list[torch.Tensor]:
@@ -49,6 +47,19 @@ LAYERS: dict[str, tuple[Callable[[], nn.Module], Callable[[bool], tuple]]] = {
                  lambda g: (torch.randn(3, 5, generator=g), (torch.randn(3, 7, generator=g), torch.randn(3, 7, generator=g)))),
     "GRUCell": (lambda: nn.GRUCell(5, 7), lambda g: (torch.randn(3, 5, generator=g), torch.randn(3, 7, generator=g))),
     "RNNCell": (lambda: nn.RNNCell(5, 7), lambda g: (torch.randn(3, 5, generator=g),)),
+    "RNN-relu-bidirectional-batch_first-with-state": (
+        lambda: nn.RNN(5, 4, num_layers=2, nonlinearity="relu", bidirectional=True, batch_first=True),
+        lambda g: (torch.randn(3, 4, 5, generator=g), torch.randn(4, 3, 4, generator=g))),
+    "RNN-tanh-no-bias-unbatched": (lambda: nn.RNN(5, 4, bias=False), lambda g: (torch.randn(6, 5, generator=g),)),
+    "LSTM-proj-2-layers-bidirectional": (
+        lambda: nn.LSTM(5, 6, num_layers=2, proj_size=2, bidirectional=True),
+        lambda g: (torch.randn(4, 3, 5, generator=g),)),
+    "LSTM-dropout-in-eval": (lambda: nn.LSTM(5, 6, num_layers=3, dropout=0.5).eval(),
+                             lambda g: (torch.randn(4, 3, 5, generator=g),)),
+    "RNNCell-relu-unbatched": (lambda: nn.RNNCell(5, 7, nonlinearity="relu"),
+                               lambda g: (torch.randn(5, generator=g), torch.randn(7, generator=g))),
+    "LSTMCell-no-bias": (lambda: nn.LSTMCell(5, 7, bias=False), lambda g: (torch.randn(3, 5, generator=g),)),
+    "GRUCell-unbatched": (lambda: nn.GRUCell(5, 7), lambda g: (torch.randn(5, generator=g),)),
 }
 
 
@@ -108,7 +119,6 @@ def test_fused_cell_shape_errors_name_the_op(op, args, error):
 
 @pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU])
 def test_packed_sequences_match_cpu(cls):
-    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
     torch.manual_seed(0)
     cpu = cls(4, 5, batch_first=True)
     npu = copy.deepcopy(cpu).to("npu")
@@ -121,3 +131,67 @@ def test_packed_sequences_match_cpu(cls):
         assert out.device.type == device
         outputs[device] = out.cpu()
     torch.testing.assert_close(outputs["npu"], outputs["cpu"], atol=1e-5, rtol=1e-4)
+
+
+PACKED = {
+    "LSTM": lambda: nn.LSTM(4, 5),
+    "LSTM-2-layers-bidirectional-proj": lambda: nn.LSTM(4, 5, num_layers=2, bidirectional=True, proj_size=3),
+    "GRU-2-layers-bidirectional": lambda: nn.GRU(4, 5, num_layers=2, bidirectional=True),
+    "RNN-tanh-bidirectional": lambda: nn.RNN(4, 5, bidirectional=True),
+    "RNN-relu-2-layers": lambda: nn.RNN(4, 5, num_layers=2, nonlinearity="relu"),
+}
+
+
+@pytest.mark.parametrize("name", list(PACKED))
+def test_packed_unsorted_sequences_forward_backward_match_cpu(name):
+    """pack_padded_sequence with unsorted lengths: the batch is sorted by an
+    index_select whose backward is an index_add; outputs, final states and
+    every gradient match CPU."""
+    torch.manual_seed(0)
+    cpu = PACKED[name]()
+    npu = copy.deepcopy(cpu).to("npu")
+    x = torch.randn(6, 4, 4, generator=torch.Generator().manual_seed(3))
+    lengths = torch.tensor([3, 6, 1, 4])  # unsorted
+    results = {}
+    for device, module in (("cpu", cpu), ("npu", npu)):
+        inp = x.detach().clone().to(device).requires_grad_()
+        packed = pack_padded_sequence(inp, lengths, enforce_sorted=False)
+        out, state = module(packed)
+        padded, out_lengths = pad_packed_sequence(out)
+        assert torch.equal(out_lengths, lengths)
+        tensors = [padded] + _flatten(state)
+        weights = [torch.linspace(-1, 1, t.numel(), device=device).view(t.shape) for t in tensors]
+        sum((t * w).sum() for t, w in zip(tensors, weights)).backward()
+        results[device] = [t.detach().cpu() for t in tensors] + [inp.grad.cpu()] + [
+            p.grad.cpu() for p in module.parameters()]
+    for got, expected in zip(results["npu"], results["cpu"]):
+        torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4, msg=lambda m: f"{name}: {m}")
+
+
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU, nn.RNN])
+def test_dropout_between_layers_is_seeded_and_differentiable(cls):
+    """Dropout between layers draws on the npu generator: the same seed gives
+    the same outputs and gradients, a different seed different outputs, and
+    p = 0 in training equals evaluation (CPU draws differ, so the values are
+    compared with themselves and with the mathematical identities)."""
+    torch.manual_seed(0)
+    module = cls(4, 8, num_layers=3, dropout=0.5).to("npu")
+    x = torch.randn(5, 2, 4, generator=torch.Generator().manual_seed(1)).to("npu")
+
+    def step(seed):
+        module.zero_grad()
+        torch.npu.manual_seed(seed)
+        out = module(x)[0]
+        out.sum().backward()
+        return out.detach().cpu(), [p.grad.cpu() for p in module.parameters()]
+
+    out_a, grads_a = step(5)
+    out_b, grads_b = step(5)
+    out_c, _ = step(6)
+    assert torch.equal(out_a, out_b) and all(torch.equal(a, b) for a, b in zip(grads_a, grads_b))
+    assert not torch.equal(out_a, out_c)
+    module.eval()
+    expected = module(x)[0].detach().cpu()
+    module.train()
+    module.dropout = 0.0
+    torch.testing.assert_close(module(x)[0].detach().cpu(), expected)
