@@ -3,9 +3,12 @@
 // composite kernel), so without these they would run on CPU through the
 // fallback. Registered by the op table (ops/table/pointwise_composites.yaml).
 #include <ATen/ATen.h>
+#include <ATen/native/Resize.h>
+#include <c10/util/MathConstants.h>
 
 #include <optional>
 #include <tuple>
+#include <vector>
 
 namespace npu::ops {
 
@@ -48,6 +51,67 @@ std::tuple<at::Tensor, at::Tensor> aminmax(const at::Tensor& self, std::optional
               "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
   if (keepdim) return {at::amin(self, {}, true), at::amax(self, {}, true)};
   return {at::amin(self), at::amax(self)};
+}
+
+// Real inputs: pi below 0, 0 otherwise, NaN kept (integers and bool in the
+// default float dtype); complex inputs: atan2(imag, real), a real result.
+at::Tensor angle(const at::Tensor& self) {
+  if (self.is_complex()) return at::atan2(at::imag(self), at::real(self));
+  const at::Tensor x =
+      at::isFloatingType(self.scalar_type()) ? self : self.to(c10::typeMetaToScalarType(at::get_default_dtype()));
+  const at::Tensor pi = at::scalar_tensor(c10::pi<double>, x.options());
+  const at::Tensor zero = at::scalar_tensor(0, x.options());
+  return at::where(at::isnan(x), x, at::where(x < 0, pi, zero));
+}
+
+namespace {
+
+// complex/polar: two real tensors of one floating dtype making a complex out
+// of the matching complex dtype, shaped like their broadcast.
+std::vector<int64_t> complex_parts_shape(const char* op, const at::Tensor& a, const at::Tensor& b,
+                                         const at::Tensor& out) {
+  TORCH_CHECK(a.scalar_type() == b.scalar_type() && at::isFloatingType(a.scalar_type()) &&
+                  a.scalar_type() != at::kBFloat16,
+              op, ": expected both inputs to be Half, Float or Double tensors, got ", a.scalar_type(), " and ",
+              b.scalar_type());
+  const at::ScalarType want = c10::toComplexType(a.scalar_type());
+  TORCH_CHECK(out.scalar_type() == want, op, ": expected out of dtype ", want, ", got ", out.scalar_type());
+  TORCH_CHECK(a.device() == out.device() && b.device() == out.device(), op,
+              ": expected all tensors on one device, got ", a.device(), ", ", b.device(), " and out on ",
+              out.device());
+  return at::infer_size(a.sizes(), b.sizes());
+}
+
+// Writes re and im into the two real halves of the complex out.
+at::Tensor& write_complex(at::Tensor& out, at::IntArrayRef shape, const at::Tensor& re, const at::Tensor& im) {
+  at::native::resize_output(out, shape);
+  const at::Tensor parts = at::view_as_real(out);
+  parts.select(-1, 0).copy_(re.expand(shape));
+  parts.select(-1, 1).copy_(im.expand(shape));
+  return out;
+}
+
+}  // namespace
+
+// out = real + i imag
+at::Tensor& complex_out(const at::Tensor& real, const at::Tensor& imag, at::Tensor& out) {
+  const auto shape = complex_parts_shape("complex", real, imag, out);
+  return write_complex(out, shape, real, imag);
+}
+
+// out = abs (cos(angle) + i sin(angle))
+at::Tensor& polar_out(const at::Tensor& abs, const at::Tensor& angle, at::Tensor& out) {
+  const auto shape = complex_parts_shape("polar", abs, angle, out);
+  return write_complex(out, shape, abs * at::cos(angle), abs * at::sin(angle));
+}
+
+// sum with NaN counted as 0; integers and bool have no NaN.
+at::Tensor nansum(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                  std::optional<at::ScalarType> dtype) {
+  TORCH_CHECK(!self.is_complex(), "nansum does not support complex inputs");
+  if (!at::isFloatingType(self.scalar_type())) return at::sum(self, dim, keepdim, dtype);
+  const at::Tensor zero = at::scalar_tensor(0, self.options());
+  return at::sum(at::where(at::isnan(self), zero, self), dim, keepdim, dtype);
 }
 
 }  // namespace npu::ops

@@ -364,3 +364,37 @@ def test_binary_backward_and_gradcheck():
     # igamma is differentiable in its second argument only.
     s = sample("positive", torch.float64, seed=13)[:20].to("npu")
     assert torch.autograd.gradcheck(lambda y: torch.igamma(s, y), (b,))
+
+
+def test_angle_complex_polar_nansum():
+    x = torch.tensor([-2.0, -0.0, 0.0, 3.0, NAN, -INF])
+    got = torch.angle(x.to("npu")).cpu()
+    torch.testing.assert_close(got, torch.tensor([math.pi, 0.0, 0.0, 0.0, NAN, math.pi]), equal_nan=True)
+    ints = torch.tensor([-3, 0, 5])
+    assert torch.equal(torch.angle(ints.to("npu")).cpu(), torch.angle(ints))
+    z = torch.complex(sample("real", torch.float32, seed=14), sample("real", torch.float32, seed=15))
+    close(torch.angle(z.to("npu")), torch.angle(z.to(torch.complex128)).float())
+
+    re = sample("real", torch.float32, seed=16).reshape(40, 50)
+    im = sample("real", torch.float32, seed=17)[:50]
+    c = torch.complex(re.to("npu"), im.to("npu"))  # broadcast
+    assert c.dtype == torch.complex64 and torch.equal(c.cpu(), torch.complex(re, im))
+    out = torch.empty(0, dtype=torch.complex128, device="npu")
+    torch.complex(re.double().to("npu"), im.double().to("npu"), out=out)
+    assert torch.equal(out.cpu(), torch.complex(re.double(), im.double()))
+    with pytest.raises(RuntimeError, match="Half, Float or Double"):
+        torch.complex(re.to("npu"), im.double().to("npu"))
+    r = sample("positive", torch.float32, seed=18)
+    t = sample("wide", torch.float32, seed=19)
+    p = torch.polar(r.to("npu"), t.to("npu")).cpu()
+    want = torch.polar(r.double(), t.double()).to(torch.complex64)
+    torch.testing.assert_close(p, want, rtol=2e-6, atol=2e-5)
+
+    v = sample("real", torch.float32, seed=20).reshape(40, 50)
+    v[v > 5] = NAN
+    vn = v.to("npu")
+    for kwargs in ({}, {"dim": 1}, {"dim": 0, "keepdim": True}, {"dtype": torch.float64}):
+        close(torch.nansum(vn, **kwargs), torch.nansum(v.double(), **kwargs).to(torch.nansum(v, **kwargs).dtype))
+    close(torch.nanmean(vn, 1), torch.nanmean(v.double(), 1).float())
+    counts = torch.arange(12).reshape(3, 4)
+    assert torch.equal(torch.nansum(counts.to("npu"), 0).cpu(), torch.nansum(counts, 0))
