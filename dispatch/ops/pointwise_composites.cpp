@@ -6,6 +6,9 @@
 #include <ATen/native/Resize.h>
 #include <c10/util/MathConstants.h>
 
+#include "dispatch/fallback/fallback_call.h"
+
+#include <cmath>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -112,6 +115,39 @@ at::Tensor nansum(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keep
   if (!at::isFloatingType(self.scalar_type())) return at::sum(self, dim, keepdim, dtype);
   const at::Tensor zero = at::scalar_tensor(0, self.options());
   return at::sum(at::where(at::isnan(self), zero, self), dim, keepdim, dtype);
+}
+
+namespace {
+
+// A scalar rounded to a floating dtype, as a double.
+double rounded_to(const at::Scalar& v, at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kHalf: return static_cast<double>(static_cast<float>(v.to<at::Half>()));
+    case at::kBFloat16: return static_cast<double>(static_cast<float>(v.to<at::BFloat16>()));
+    case at::kFloat: return static_cast<double>(v.to<float>());
+    default: return v.to<double>();
+  }
+}
+
+}  // namespace
+
+// base ** linspace(start, end, steps), evaluated in float64 and rounded once
+// into a floating out; with two or more steps, start and end are first
+// rounded to out's dtype, as CPU's kernel holds them (10 ** 4.3 in float16
+// is 10 ** 4.3008); a single step is base ** start, unrounded, as on CPU. An integral out follows CPU's own integer rules: the
+// CPU fallback computes it.
+at::Tensor& logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base, at::Tensor& out) {
+  if (!at::isFloatingType(out.scalar_type())) {
+    return npu::fallback_call<at::Tensor&>("logspace.out", start, end, steps, base, out);
+  }
+  TORCH_CHECK(steps >= 0, "logspace: number of steps must be non-negative, got ", steps);
+  at::native::resize_output(out, {steps});
+  if (steps == 0) return out;
+  if (steps == 1) return out.fill_(std::pow(base, start.to<double>()));
+  at::Tensor exponents = at::empty({steps}, out.options().dtype(at::kDouble));
+  at::linspace_out(exponents, rounded_to(start, out.scalar_type()), rounded_to(end, out.scalar_type()), steps);
+  out.copy_(at::pow(base, exponents));
+  return out;
 }
 
 }  // namespace npu::ops

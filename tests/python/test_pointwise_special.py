@@ -144,7 +144,7 @@ def test_unary_inplace_out_and_strided(name):
 def test_special_out(name):
     fn, domain, _ = UNARY[name]
     x = sample(domain, torch.float32)
-    out = torch.empty(3, device="npu", dtype=torch.float64)  # resized; a wider out receives the float32 result
+    out = torch.empty(0, device="npu", dtype=torch.float64)  # a wider out receives the float32 result
     fn(x.to("npu"), out=out)
     close(out, reference(fn, x).double(), name)
 
@@ -398,3 +398,20 @@ def test_angle_complex_polar_nansum():
     close(torch.nanmean(vn, 1), torch.nanmean(v.double(), 1).float())
     counts = torch.arange(12).reshape(3, 4)
     assert torch.equal(torch.nansum(counts.to("npu"), 0).cpu(), torch.nansum(counts, 0))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_logspace(dtype):
+    for start, end, steps, base in [(4.3, -3, 5, 10.0), (-3, 4.3, 1, 10.0), (1.5, 2.25, 4, 2.0), (0, 1, 0, 10.0),
+                                    (-2, 2, 33, 0.5)]:
+        got = torch.logspace(start, end, steps, base, dtype=dtype, device="npu")
+        close(got, torch.logspace(start, end, steps, base, dtype=dtype))
+    out = torch.empty(0, dtype=dtype, device="npu")
+    torch.logspace(torch.tensor(1.0), torch.tensor(3.0), 3, out=out)
+    close(out, torch.logspace(1.0, 3.0, 3, dtype=dtype))
+
+
+def test_logspace_integral_out_is_an_explicit_fallback():
+    # CPU's integer logspace has its own rules; npu leaves it to the counted fallback.
+    with pytest.raises(RuntimeError, match="logspace.out has no native npu kernel"):
+        torch.logspace(0, 3, 4, dtype=torch.int64, device="npu")
