@@ -8,6 +8,7 @@
 
 #include "dispatch/fallback/fallback_call.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <tuple>
@@ -148,6 +149,39 @@ at::Tensor& logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
   at::linspace_out(exponents, rounded_to(start, out.scalar_type()), rounded_to(end, out.scalar_type()), steps);
   out.copy_(at::pow(base, exponents));
   return out;
+}
+
+// Whether each of `elements` equals one of `test_elements` (after type
+// promotion; negated with invert): eq against every test value, then any,
+// over chunks of elements so the comparison matrix stays within ~16M entries.
+// assume_unique only lets CPU pick another algorithm; the result is the same.
+at::Tensor& isin_out(const at::Tensor& elements, const at::Tensor& test_elements, bool /*assume_unique*/, bool invert,
+                     at::Tensor& out) {
+  for (const at::Tensor* t : {&elements, &test_elements}) {
+    TORCH_CHECK(t->scalar_type() != at::kBool && !t->is_complex(),
+                "Unsupported input type encountered for isin(): ", t->scalar_type());
+  }
+  TORCH_CHECK(out.scalar_type() == at::kBool, "isin: expected a bool out, got ", out.scalar_type());
+  at::native::resize_output(out, elements.sizes());
+  if (elements.numel() == 0) return out;
+  if (test_elements.numel() == 0) return out.fill_(invert);
+  const at::Tensor tests = test_elements.reshape({1, -1});
+  const at::Tensor flat = elements.reshape({-1, 1});
+  const int64_t n = flat.size(0);
+  const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 24) / tests.size(1));
+  at::Tensor result = at::empty({n}, out.options());
+  for (int64_t begin = 0; begin < n; begin += chunk) {
+    const int64_t len = std::min(chunk, n - begin);
+    const at::Tensor hit = at::eq(flat.narrow(0, begin, len), tests).any(1);
+    result.narrow(0, begin, len).copy_(invert ? hit.logical_not() : hit);
+  }
+  out.copy_(result.view(elements.sizes()));
+  return out;
+}
+
+at::Tensor isin(const at::Tensor& elements, const at::Tensor& test_elements, bool assume_unique, bool invert) {
+  at::Tensor out = at::empty({0}, elements.options().dtype(at::kBool));
+  return isin_out(elements, test_elements, assume_unique, invert, out);
 }
 
 }  // namespace npu::ops

@@ -415,3 +415,26 @@ def test_logspace_integral_out_is_an_explicit_fallback():
     # CPU's integer logspace has its own rules; npu leaves it to the counted fallback.
     with pytest.raises(RuntimeError, match="logspace.out has no native npu kernel"):
         torch.logspace(0, 3, 4, dtype=torch.int64, device="npu")
+
+
+def test_isin():
+    elements = torch.tensor([[1.0, 2.0, NAN], [4.0, -0.0, 7.5]])
+    tests = torch.tensor([0.0, 4.0, NAN, 7.5, 9.0])
+    for invert in (False, True):
+        got = torch.isin(elements.to("npu"), tests.to("npu"), invert=invert)
+        assert got.dtype == torch.bool
+        assert torch.equal(got.cpu(), torch.isin(elements, tests, invert=invert))
+    # Type promotion between the two, an empty test set, and out=.
+    ints = torch.arange(-5, 20).reshape(5, 5)
+    assert torch.equal(torch.isin(ints.to("npu"), torch.tensor([3.0, 4.5, 7.0]).to("npu")).cpu(),
+                       torch.isin(ints, torch.tensor([3.0, 4.5, 7.0])))
+    assert not torch.isin(ints.to("npu"), torch.tensor([], dtype=torch.int64, device="npu")).any().item()
+    out = torch.empty(0, dtype=torch.bool, device="npu")
+    torch.isin(ints.to("npu"), ints[1:3].to("npu"), out=out)
+    assert torch.equal(out.cpu(), torch.isin(ints, ints[1:3]))
+    # Many elements: the comparison runs over several chunks.
+    big = torch.randint(0, 5000, (9000,), generator=torch.Generator().manual_seed(0))
+    test_values = torch.arange(0, 5000, 2)  # 2500 values: chunks of 6710 elements
+    assert torch.equal(torch.isin(big.to("npu"), test_values.to("npu")).cpu(), torch.isin(big, test_values))
+    with pytest.raises(RuntimeError, match="Unsupported input type"):
+        torch.isin(torch.tensor([True], device="npu"), torch.tensor([True], device="npu"))
