@@ -140,6 +140,18 @@ std::function<void()> scan_task(bool prod, const aclTensor* self, int64_t dim, a
   };
 }
 
+std::function<void()> logcumsumexp_task(const aclTensor* self, int64_t dim, aclTensor* out) {
+  require_tensor(self, "self");
+  require_tensor(out, "out");
+  require_shape(out, self->view_dims, "out");
+  if (!model::is_floating_point(self->dtype) || out->dtype != self->dtype) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string("self must be floating and out of its dtype, got ") +
+                                      model::dtype_name(self->dtype) + " and " + model::dtype_name(out->dtype));
+  }
+  kn::wrap_dim(dim, static_cast<int64_t>(self->view_dims.size()));
+  return [in = self->view(), o = out->view(), dim] { kn::logcumsumexp(o, in, dim); };
+}
+
 std::function<void()> scan_task(bool prod, const aclTensor* self, const aclScalar* dim, aclDataType dtype,
                                 aclTensor* out) {
   return scan_task(prod, self, int_scalar(dim, "dim"), dtype, out);

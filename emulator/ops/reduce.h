@@ -38,5 +38,7 @@ std::function<void()> norm_task(const aclTensor* self, const aclScalar* p, const
 std::function<void()> scan_task(bool prod, const aclTensor* self, int64_t dim, aclDataType dtype, aclTensor* out);
 std::function<void()> scan_task(bool prod, const aclTensor* self, const aclScalar* dim, aclDataType dtype,
                                 aclTensor* out);
+// log(cumsum(exp(self))) along dim; out has self's shape and dtype (floating).
+std::function<void()> logcumsumexp_task(const aclTensor* self, int64_t dim, aclTensor* out);
 
 }  // namespace npu::emu

@@ -1,5 +1,9 @@
 #include "kernels/reduce/scan.h"
 
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include <tbb/task_arena.h>
@@ -65,14 +69,17 @@ class ScanKernel {
   virtual void step_row(void* acc, int64_t ib, int64_t ob, int64_t n) const = 0;
 };
 
-template <class In, class Out, bool Prod>
+// The step of a scan.
+enum class ScanOp { Sum, Prod, LogAddExp };
+
+template <class In, class Out, ScanOp Op>
 class TypedScan final : public ScanKernel {
  public:
   using Acc = sum_acc_t<In>;
   TypedScan(const ScanPlan& p, const In* in, Out* out) : p_(p), in_(in), out_(out) {}
 
   std::size_t acc_size() const override { return sizeof(Acc); }
-  void init(void* acc, int64_t n) const override { std::fill_n(static_cast<Acc*>(acc), n, Acc(Prod ? 1 : 0)); }
+  void init(void* acc, int64_t n) const override { std::fill_n(static_cast<Acc*>(acc), n, identity()); }
   void scan(void* acc, int64_t ib, int64_t ob, int64_t rb, int64_t re) const override {
     Acc a = *static_cast<Acc*>(acc);
     for (int64_t r = rb; r < re; ++r) {
@@ -100,7 +107,24 @@ class TypedScan final : public ScanKernel {
   }
 
  private:
-  static Acc op(const Acc& a, const Acc& b) { return Prod ? a * b : a + b; }
+  static Acc identity() {
+    if constexpr (Op == ScanOp::LogAddExp) return -std::numeric_limits<Acc>::infinity();
+    else return Acc(Op == ScanOp::Prod ? 1 : 0);
+  }
+  static Acc op(const Acc& a, const Acc& b) {
+    if constexpr (Op == ScanOp::Prod) {
+      return a * b;
+    } else if constexpr (Op == ScanOp::LogAddExp && std::is_floating_point_v<Acc>) {
+      // log(e^a + e^b) = max + log1p(e^-|a - b|); equal infinities (and the
+      // -inf identity) would give inf - inf = NaN there.
+      if (std::isnan(a) || std::isnan(b)) return a + b;
+      if (std::isinf(a) && a == b) return a;
+      const Acc m = a < b ? b : a;
+      return m + std::log1p(std::exp(-std::abs(a - b)));
+    } else {
+      return a + b;  // Sum (LogAddExp is refused for non-floating dtypes before dispatch)
+    }
+  }
 
   const ScanPlan& p_;
   const In* in_;
@@ -183,7 +207,7 @@ class ScanEngine {
   const ScanKernel& k_;
 };
 
-template <bool Prod>
+template <ScanOp Op>
 void scan_dispatch(const TensorView& out, const TensorView& in, int64_t dim) {
   const int64_t d = wrap_dim(dim, in.dim());
   std::optional<BoolBytes> bools;  // bool input: "byte != 0" (bool_bytes.h)
@@ -191,14 +215,22 @@ void scan_dispatch(const TensorView& out, const TensorView& in, int64_t dim) {
     using In = typename decltype(in_tag)::type;
     using Out = typename decltype(out_tag)::type;
     const ScanPlan plan = make_scan_plan(out, src, d);
-    ScanEngine(plan, TypedScan<In, Out, Prod>(plan, static_cast<const In*>(src.data), out.ptr<Out>())).run();
+    ScanEngine(plan, TypedScan<In, Out, Op>(plan, static_cast<const In*>(src.data), out.ptr<Out>())).run();
   });
 }
 
 }  // namespace
 
-void cumsum(const TensorView& out, const TensorView& in, int64_t dim) { scan_dispatch<false>(out, in, dim); }
+void cumsum(const TensorView& out, const TensorView& in, int64_t dim) { scan_dispatch<ScanOp::Sum>(out, in, dim); }
 
-void cumprod(const TensorView& out, const TensorView& in, int64_t dim) { scan_dispatch<true>(out, in, dim); }
+void cumprod(const TensorView& out, const TensorView& in, int64_t dim) { scan_dispatch<ScanOp::Prod>(out, in, dim); }
+
+void logcumsumexp(const TensorView& out, const TensorView& in, int64_t dim) {
+  if (!model::is_floating_point(in.dtype) || out.dtype != in.dtype) {
+    throw KernelError(std::string("logcumsumexp: expected floating self and out of its dtype, got ") +
+                      model::dtype_name(in.dtype) + " and " + model::dtype_name(out.dtype));
+  }
+  scan_dispatch<ScanOp::LogAddExp>(out, in, dim);
+}
 
 }  // namespace npu::kernels

@@ -11,5 +11,8 @@ namespace npu::kernels {
 
 void cumsum(const TensorView& out, const TensorView& in, int64_t dim);
 void cumprod(const TensorView& out, const TensorView& in, int64_t dim);
+// log(cumsum(exp(in))) without overflow (each step is logaddexp); floating
+// dtypes only, out's dtype is in's.
+void logcumsumexp(const TensorView& out, const TensorView& in, int64_t dim);
 
 }  // namespace npu::kernels

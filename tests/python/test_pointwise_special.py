@@ -438,3 +438,31 @@ def test_isin():
     assert torch.equal(torch.isin(big.to("npu"), test_values.to("npu")).cpu(), torch.isin(big, test_values))
     with pytest.raises(RuntimeError, match="Unsupported input type"):
         torch.isin(torch.tensor([True], device="npu"), torch.tensor([True], device="npu"))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_logcumsumexp(dtype):
+    x = sample("wide", dtype).reshape(40, 50) * 20  # spans far beyond exp's range
+    for dim in (0, 1, -1):
+        close(torch.logcumsumexp(x.to("npu"), dim), reference(lambda t: torch.logcumsumexp(t, dim), x))
+    # A strided view, out=, 0-dim and empty inputs.
+    close(torch.logcumsumexp(x.to("npu").t()[::3], 1), reference(lambda t: torch.logcumsumexp(t, 1), x.t()[::3]))
+    out = torch.empty(0, dtype=dtype, device="npu")
+    torch.logcumsumexp(x.to("npu"), 0, out=out)
+    close(out, reference(lambda t: torch.logcumsumexp(t, 0), x))
+    assert torch.logcumsumexp(torch.tensor(2.5, dtype=dtype, device="npu"), 0).item() == 2.5
+    assert torch.logcumsumexp(torch.empty(0, 3, dtype=dtype, device="npu"), 0).shape == (0, 3)
+
+
+def test_logcumsumexp_special_values_and_long_lines():
+    x = torch.tensor([-INF, -INF, 0.0, INF, 1.0, NAN, 2.0])
+    got = torch.logcumsumexp(x.to("npu"), 0).cpu()
+    torch.testing.assert_close(got, torch.tensor([-INF, -INF, 0.0, INF, INF, NAN, NAN]), equal_nan=True)
+    # One line long enough to be scanned in parallel chunks.
+    long = sample("real", torch.float32, seed=21).repeat(200)
+    close(torch.logcumsumexp(long.to("npu"), 0), reference(lambda t: torch.logcumsumexp(t, 0), long))
+
+
+def test_logcumsumexp_backward():
+    x = sample("real", torch.float64, seed=22)[:30].reshape(5, 6).to("npu").requires_grad_()
+    assert torch.autograd.gradcheck(lambda t: torch.logcumsumexp(t, 1), (x,))
