@@ -1,4 +1,5 @@
-// aten::_logcumsumexp (and its out= form), served by aclnnLogCumsumExp
+// aten::_logcumsumexp (and its out= form), served by aclnnLogCumsumExp, and
+// the cummax/cummin helpers, served by aclnnCummax/aclnnCummin
 // (ops/table/reduce.yaml). PyTorch has no meta function for it: CPU's kernel
 // checks out's dtype, resizes it to self's shape and handles the 0-dim and
 // empty cases itself; the same rules are followed here, then the launch (or
@@ -34,6 +35,22 @@ at::Tensor logcumsumexp_impl(const at::Tensor& self, int64_t dim) {
   }
   at::Tensor out = at::empty_like(self, at::MemoryFormat::Contiguous);
   return logcumsumexp_out_impl(self, dim, out);
+}
+
+// cummax/cummin call these with values and indices already sized like self
+// (of self's dtype and int64) and a wrapped dim, self neither 0-dim nor empty.
+void cummax_helper(const at::Tensor& self, at::Tensor& values, at::Tensor& indices, int64_t dim) {
+  if (!npu::run_native(npu::table::caps::aclnnCummax, "_cummax_helper", {self.scalar_type()})) {
+    return npu::fallback_call<void>("_cummax_helper", self, values, indices, dim);
+  }
+  NPU_RUN(aclnnCummax, self, dim, values, indices);
+}
+
+void cummin_helper(const at::Tensor& self, at::Tensor& values, at::Tensor& indices, int64_t dim) {
+  if (!npu::run_native(npu::table::caps::aclnnCummin, "_cummin_helper", {self.scalar_type()})) {
+    return npu::fallback_call<void>("_cummin_helper", self, values, indices, dim);
+  }
+  NPU_RUN(aclnnCummin, self, dim, values, indices);
 }
 
 }  // namespace npu::ops

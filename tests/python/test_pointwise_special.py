@@ -466,3 +466,36 @@ def test_logcumsumexp_special_values_and_long_lines():
 def test_logcumsumexp_backward():
     x = sample("real", torch.float64, seed=22)[:30].reshape(5, 6).to("npu").requires_grad_()
     assert torch.autograd.gradcheck(lambda t: torch.logcumsumexp(t, 1), (x,))
+
+
+@pytest.mark.parametrize("fn", [torch.cummax, torch.cummin], ids=["cummax", "cummin"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
+                                   torch.int32, torch.uint8, torch.bool])
+def test_cummax_cummin(fn, dtype):
+    g = torch.Generator().manual_seed(23)
+    x = torch.randint(0, 6, (30, 40), generator=g).to(dtype)  # many ties: the later index wins
+    for dim in (0, 1, -1):
+        values, indices = fn(x.to("npu"), dim)
+        want_values, want_indices = fn(x, dim)
+        assert torch.equal(values.cpu(), want_values) and torch.equal(indices.cpu(), want_indices)
+    # A strided view and out=.
+    view = x.t()[::2]
+    values = torch.empty(0, dtype=dtype, device="npu")
+    indices = torch.empty(0, dtype=torch.int64, device="npu")
+    fn(x.to("npu").t()[::2], 1, out=(values, indices))
+    want_values, want_indices = fn(view, 1)
+    assert torch.equal(values.cpu(), want_values) and torch.equal(indices.cpu(), want_indices)
+
+
+def test_cummax_cummin_nan_and_small_inputs():
+    x = torch.tensor([1.0, 3.0, NAN, 5.0, 2.0, NAN, 0.0])
+    values, indices = torch.cummax(x.to("npu"), 0)
+    assert indices.cpu().tolist() == [0, 1, 2, 2, 2, 5, 5]  # a NaN stays, a later NaN takes over
+    torch.testing.assert_close(values.cpu(), torch.tensor([1.0, 3.0, NAN, NAN, NAN, NAN, NAN]), equal_nan=True)
+    values, indices = torch.cummin(x.to("npu"), 0)
+    assert indices.cpu().tolist() == [0, 0, 2, 2, 2, 5, 5]
+    scalar = torch.cummax(torch.tensor(4.0, device="npu"), 0)
+    assert scalar.values.item() == 4.0 and scalar.indices.item() == 0
+    assert torch.cummin(torch.empty(0, 2, device="npu"), 0).values.shape == (0, 2)
+    g = sample("real", torch.float64, seed=24)[:24].reshape(4, 6).to("npu").requires_grad_()
+    assert torch.autograd.gradcheck(lambda t: torch.cummax(t, 1).values, (g,))
