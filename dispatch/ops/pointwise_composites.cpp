@@ -184,4 +184,16 @@ at::Tensor isin(const at::Tensor& elements, const at::Tensor& test_elements, boo
   return isin_out(elements, test_elements, assume_unique, invert, out);
 }
 
+// The channels (dim 1) regrouped: (b, g, c/g, ...) -> (b, c/g, g, ...), by
+// PyTorch's own view/permute/reshape composite of native_channel_shuffle.
+at::Tensor channel_shuffle(const at::Tensor& self, c10::SymInt groups) {
+  TORCH_CHECK(self.dim() > 2, "channel_shuffle expects input to have at least 3 dimensions, but got input with sizes ",
+              self.sizes());
+  const int64_t g = groups.guard_int(__FILE__, __LINE__);
+  TORCH_CHECK(g > 0, "Number of groups to divide channels in must be positive. Value of groups:", g);
+  TORCH_CHECK(self.size(1) % g == 0, "Number of channels must be divisible by groups. Got ", self.size(1),
+              " channels and ", g, " groups.");
+  return at::native_channel_shuffle(self, g);
+}
+
 }  // namespace npu::ops

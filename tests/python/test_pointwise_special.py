@@ -499,3 +499,20 @@ def test_cummax_cummin_nan_and_small_inputs():
     assert torch.cummin(torch.empty(0, 2, device="npu"), 0).values.shape == (0, 2)
     g = sample("real", torch.float64, seed=24)[:24].reshape(4, 6).to("npu").requires_grad_()
     assert torch.autograd.gradcheck(lambda t: torch.cummax(t, 1).values, (g,))
+
+
+def test_channel_shuffle():
+    x = torch.arange(2 * 6 * 3 * 2, dtype=torch.float32).reshape(2, 6, 3, 2)
+    for groups in (1, 2, 3, 6):
+        got = torch.nn.functional.channel_shuffle(x.to("npu"), groups)
+        assert torch.equal(got.cpu(), torch.nn.functional.channel_shuffle(x, groups))
+    cl = x.to(memory_format=torch.channels_last)
+    assert torch.equal(torch.nn.functional.channel_shuffle(cl.to("npu"), 2).cpu(),
+                       torch.nn.functional.channel_shuffle(cl, 2))
+    xn = x.to("npu").requires_grad_()
+    torch.nn.functional.channel_shuffle(xn, 3).sum().backward()
+    assert torch.equal(xn.grad.cpu(), torch.ones_like(x))
+    with pytest.raises(RuntimeError, match="divisible by groups"):
+        torch.nn.functional.channel_shuffle(x.to("npu"), 4)
+    with pytest.raises(RuntimeError, match="at least 3 dimensions"):
+        torch.nn.functional.channel_shuffle(x[0, :, 0].to("npu"), 2)
