@@ -90,7 +90,7 @@ double igamma_series(double a, double x) {
     sum += term;
     if (std::abs(term) < kEps * std::abs(sum)) break;
   }
-  return sum * std::exp(a * std::log(x) - x - std::lgamma(a));
+  return sum * std::exp(a * std::log(x) - x - log_gamma(a));
 }
 
 // Regularized Q(a, x) by Legendre's continued fraction (x >= a + 1),
@@ -113,10 +113,15 @@ double igammac_fraction(double a, double x) {
     h *= delta;
     if (std::abs(delta - 1.0) < kEps) break;
   }
-  return std::exp(a * std::log(x) - x - std::lgamma(a)) * h;
+  return std::exp(a * std::log(x) - x - log_gamma(a)) * h;
 }
 
 }  // namespace
+
+double log_gamma(double x) {
+  int sign = 0;
+  return ::lgamma_r(x, &sign);
+}
 
 double digamma(double x) {
   if (std::isnan(x) || x == kInf) return x;
@@ -175,7 +180,7 @@ double polygamma(int64_t n, double x) {
   // psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x)
   const double nd = static_cast<double>(n);
   const double sign = (n % 2 == 1) ? 1.0 : -1.0;
-  return sign * std::exp(std::lgamma(nd + 1.0)) * hurwitz_zeta(nd + 1.0, x);
+  return sign * std::exp(log_gamma(nd + 1.0)) * hurwitz_zeta(nd + 1.0, x);
 }
 
 double erfinv(double y) {

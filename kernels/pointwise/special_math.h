@@ -17,6 +17,10 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kPi = 3.14159265358979323846;
 
+// log |Gamma(x)|; +inf at 0 and the negative integers. Reentrant (the
+// kernels run on several threads; std::lgamma writes the global signgam).
+double log_gamma(double x);
+
 // psi(x) = d/dx log Gamma(x). Poles at 0, -1, -2, ...: NaN at the negative
 // integers, -inf at +0 (+inf at -0, the limit from the left side of 0).
 double digamma(double x);

@@ -132,8 +132,7 @@ auto special_fn(const UnaryParams& p) {
   else if constexpr (op == F::Erfinv) return [](double v) { return sp::erfinv(v); };
   else if constexpr (op == F::Sinc) return [](double v) { return sp::sinc(v); };
   else if constexpr (op == F::Digamma) return [](double v) { return sp::digamma(v); };
-  // lgamma at the poles (0 and the negative integers) is +inf.
-  else if constexpr (op == F::Lgamma) return [](double v) { return std::lgamma(v); };
+  else if constexpr (op == F::Lgamma) return [](double v) { return sp::log_gamma(v); };
   else if constexpr (op == F::Polygamma) return [n = p.n](double v) { return sp::polygamma(n, v); };
   else if constexpr (op == F::I0) return [](double v) { return sp::bessel_i(0, v); };
   else if constexpr (op == F::I0e) return [](double v) { return sp::bessel_i_scaled(0, v); };
