@@ -140,6 +140,36 @@ std::function<void()> scan_task(bool prod, const aclTensor* self, int64_t dim, a
   };
 }
 
+std::function<void()> logcumsumexp_task(const aclTensor* self, int64_t dim, aclTensor* out) {
+  require_tensor(self, "self");
+  require_tensor(out, "out");
+  require_shape(out, self->view_dims, "out");
+  if (!model::is_floating_point(self->dtype) || out->dtype != self->dtype) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string("self must be floating and out of its dtype, got ") +
+                                      model::dtype_name(self->dtype) + " and " + model::dtype_name(out->dtype));
+  }
+  kn::wrap_dim(dim, static_cast<int64_t>(self->view_dims.size()));
+  return [in = self->view(), o = out->view(), dim] { kn::logcumsumexp(o, in, dim); };
+}
+
+std::function<void()> cum_extreme_task(bool is_max, const aclTensor* self, int64_t dim, aclTensor* valuesOut,
+                                       aclTensor* indicesOut) {
+  require_tensor(self, "self");
+  require_tensor(valuesOut, "valuesOut");
+  require_tensor(indicesOut, "indicesOut");
+  require_shape(valuesOut, self->view_dims, "valuesOut");
+  require_shape(indicesOut, self->view_dims, "indicesOut");
+  if (valuesOut->dtype != self->dtype || indicesOut->dtype != model::DType::Int64 || model::is_complex(self->dtype)) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string("self must be real, valuesOut of its dtype and indicesOut int64; got ") +
+                                      model::dtype_name(self->dtype) + ", " + model::dtype_name(valuesOut->dtype) +
+                                      ", " + model::dtype_name(indicesOut->dtype));
+  }
+  if (!self->view_dims.empty()) kn::wrap_dim(dim, static_cast<int64_t>(self->view_dims.size()));
+  return [in = self->view(), v = valuesOut->view(), i = indicesOut->view(), dim, is_max] {
+    kn::cum_extreme(is_max, v, i, in, dim);
+  };
+}
+
 std::function<void()> scan_task(bool prod, const aclTensor* self, const aclScalar* dim, aclDataType dtype,
                                 aclTensor* out) {
   return scan_task(prod, self, int_scalar(dim, "dim"), dtype, out);

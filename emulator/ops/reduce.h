@@ -38,5 +38,10 @@ std::function<void()> norm_task(const aclTensor* self, const aclScalar* p, const
 std::function<void()> scan_task(bool prod, const aclTensor* self, int64_t dim, aclDataType dtype, aclTensor* out);
 std::function<void()> scan_task(bool prod, const aclTensor* self, const aclScalar* dim, aclDataType dtype,
                                 aclTensor* out);
+// log(cumsum(exp(self))) along dim; out has self's shape and dtype (floating).
+std::function<void()> logcumsumexp_task(const aclTensor* self, int64_t dim, aclTensor* out);
+// Running max (is_max) / min along dim and its int64 index; outputs of self's shape.
+std::function<void()> cum_extreme_task(bool is_max, const aclTensor* self, int64_t dim, aclTensor* valuesOut,
+                                       aclTensor* indicesOut);
 
 }  // namespace npu::emu

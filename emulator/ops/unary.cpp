@@ -35,6 +35,13 @@ std::function<void()> round_decimals_task(const aclTensor* self, int64_t decimal
   return unary_task(UnaryFn::RoundDecimals, self, out, params);
 }
 
+std::function<void()> polygamma_task(int64_t n, const aclTensor* self, aclTensor* out) {
+  if (n < 0) fail(ACLNN_ERR_PARAM_INVALID, "n must be >= 0, got " + std::to_string(n));
+  kernels::UnaryParams params;
+  params.n = n;
+  return unary_task(UnaryFn::Polygamma, self, out, params);
+}
+
 namespace {
 
 // A float parameter of +-FLT_MAX stands for "the dtype's extreme" (nullopt),

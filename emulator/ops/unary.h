@@ -21,6 +21,9 @@ std::function<void()> unary_task(UnaryFn op, const aclTensor* self, aclTensor* o
 // aclnnGeluV2's approximate: 0 exact (erf), 1 tanh.
 std::function<void()> gelu_v2_task(const aclTensor* x, int64_t approximate, aclTensor* y);
 
+// The n-th derivative of digamma; n must be >= 0.
+std::function<void()> polygamma_task(int64_t n, const aclTensor* self, aclTensor* out);
+
 std::function<void()> round_decimals_task(const aclTensor* self, int64_t decimals, aclTensor* out);
 
 // A posinf/neginf of +-FLT_MAX stands for the output dtype's own extreme.

@@ -1,12 +1,14 @@
 #include "kernels/pointwise/binary_ops.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/pointwise/fused_axpy.h"
 #include "kernels/pointwise/pointwise_kinds.h"
 #include "kernels/pointwise/pointwise_loop.h"
 #include "kernels/pointwise/pointwise_math.h"
 #include "kernels/pointwise/reduced_cast.h"
+#include "kernels/pointwise/special_math.h"
 #include "kernels/pointwise/type_promotion.h"
 
 namespace npu::kernels {
@@ -46,6 +48,15 @@ constexpr OpInfo kBinaryFns[] = {
     {"le", kRealKinds, R::Bool},
     {"gt", kRealKinds, R::Bool},
     {"ge", kRealKinds, R::Bool},
+    {"copysign", kRealKinds, R::Float},
+    {"fmax", kRealKinds, R::Same},
+    {"fmin", kRealKinds, R::Same},
+    {"heaviside", kRealKinds, R::Same},
+    {"nextafter", kFloat, R::Same},
+    {"xlogy", kRealKinds, R::Float},
+    {"special_xlog1py", kRealKinds, R::Float},
+    {"igamma", kRealKinds, R::Float},
+    {"igammac", kRealKinds, R::Float},
 };
 constexpr std::size_t kNumOps = static_cast<std::size_t>(BinaryFn::kCount);
 static_assert(sizeof(kBinaryFns) / sizeof(kBinaryFns[0]) == kNumOps, "one table row per BinaryFn");
@@ -97,6 +108,36 @@ void add_scaled(const TensorView& out, const TensorView& x, const TensorView& y,
         &ctx);
   } else {
     map_binary<T, T, T>(out, x, y, fma_fn);
+  }
+}
+
+// A double result rounded once to T (via float for half/bfloat16, whose
+// conversions start from float).
+template <class T>
+T from_double(double v) {
+  if constexpr (std::is_same_v<T, double>) return v;
+  else return static_cast<T>(static_cast<float>(v));
+}
+
+// The next representable T after a in b's direction (IEEE nextafter), also
+// for half/bfloat16, whose neighbours are one step of the 16-bit pattern.
+template <class T>
+T next_after(T a, T b) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    return std::nextafter(a, b);
+  } else {
+    const float fa = static_cast<float>(a);
+    const float fb = static_cast<float>(b);
+    if (std::isnan(fa) || std::isnan(fb)) return static_cast<T>(fa + fb);
+    if (fa == fb) return b;
+    uint16_t bits;
+    if (fa == 0.0f) {
+      bits = fb < 0 ? 0x8001 : 0x0001;  // the smallest subnormal, with b's sign
+    } else {
+      bits = Eigen::numext::bit_cast<uint16_t>(a);
+      bits = static_cast<uint16_t>(((fa < fb) == (fa > 0)) ? bits + 1 : bits - 1);  // away from / toward 0
+    }
+    return Eigen::numext::bit_cast<T>(bits);
   }
 }
 
@@ -184,6 +225,30 @@ auto binary_fn(const Scalar& alpha) {
     return cmp([](M x, M y) { return x <= y; });
   } else if constexpr (op == BinaryFn::Gt) {
     return cmp([](M x, M y) { return x > y; });
+  } else if constexpr (op == BinaryFn::Copysign) {
+    return fp([](M x, M y) { return std::copysign(x, y); });
+  } else if constexpr (op == BinaryFn::Fmax || op == BinaryFn::Fmin) {
+    constexpr bool is_max = op == BinaryFn::Fmax;
+    if constexpr (is_bool) return [](T x, T y) { return is_max ? (x || y) : (x && y); };
+    else if constexpr (is_int) return [](T x, T y) { return is_max ? std::max(x, y) : std::min(x, y); };
+    else return fp([](M x, M y) { return is_max ? std::fmax(x, y) : std::fmin(x, y); });
+  } else if constexpr (op == BinaryFn::Heaviside) {
+    // A NaN self is neither 0 nor positive: 0, as PyTorch's formula gives.
+    return [](T x, T y) { return x == T(0) ? y : static_cast<T>(x > T(0)); };
+  } else if constexpr (op == BinaryFn::Nextafter) {
+    return [](T x, T y) { return next_after<T>(x, y); };
+  } else if constexpr (op == BinaryFn::Xlogy || op == BinaryFn::Xlog1py || op == BinaryFn::Igamma ||
+                       op == BinaryFn::Igammac) {
+    return [](T x, auto y) {
+      const double a = static_cast<double>(x);
+      const double b = static_cast<double>(y);
+      double r;
+      if constexpr (op == BinaryFn::Xlogy) r = special::xlogy(a, b);
+      else if constexpr (op == BinaryFn::Xlog1py) r = special::xlog1py(a, b);
+      else if constexpr (op == BinaryFn::Igamma) r = special::igamma(a, b);
+      else r = special::igammac(a, b);
+      return from_double<T>(r);
+    };
   } else {
     static_assert(op == BinaryFn::Ge, "every BinaryFn has an element function");
     return cmp([](M x, M y) { return x >= y; });

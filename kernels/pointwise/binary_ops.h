@@ -23,6 +23,9 @@ namespace npu::kernels {
 //   LogicalAnd/Or/Xor                      any -> bool
 //   Eq, Ne                                 any -> bool
 //   Lt, Le, Gt, Ge                         bool int float -> bool
+//   Copysign, Xlogy, Xlog1py, Igamma(c)    ->f float  (Xlogy .. Igammac in double)
+//   Fmax, Fmin, Heaviside                  bool int float
+//   Nextafter                              float
 // The element function a binary kernel applies ("Fn": dispatch's op structs
 // describe whole aten ops). Keep the order: values index internal tables.
 enum class BinaryFn : int {
@@ -41,6 +44,12 @@ enum class BinaryFn : int {
   BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift, RightShift,
   LogicalAnd, LogicalOr, LogicalXor,
   Eq, Ne, Lt, Le, Gt, Ge,
+  Copysign,          // |a| with b's sign
+  Fmax, Fmin,        // NaN-ignoring max/min
+  Heaviside,         // 0 below 0, b at 0, 1 above
+  Nextafter,         // next representable value after a toward b
+  Xlogy, Xlog1py,    // a log(b), a log1p(b); 0 where a == 0 and b is not NaN
+  Igamma, Igammac,   // regularized incomplete gamma P(a, b), Q(a, b)
   kCount
 };
 

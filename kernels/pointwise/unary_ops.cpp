@@ -7,6 +7,7 @@
 #include "kernels/pointwise/pointwise_kinds.h"
 #include "kernels/pointwise/pointwise_loop.h"
 #include "kernels/pointwise/pointwise_math.h"
+#include "kernels/pointwise/special_math.h"
 #include "kernels/pointwise/type_promotion.h"
 
 namespace npu::kernels {
@@ -48,6 +49,46 @@ constexpr OpInfo kUnaryFns[] = {
     {"isnan", kAnyKind, R::Bool},
     {"isinf", kAnyKind, R::Bool},
     {"nan_to_num", kAnyKind, R::Same},
+    {"acos", kRealKinds, R::Float},
+    {"acosh", kRealKinds, R::Float},
+    {"asin", kRealKinds, R::Float},
+    {"asinh", kRealKinds, R::Float},
+    {"atan", kRealKinds, R::Float},
+    {"atanh", kRealKinds, R::Float},
+    {"cosh", kRealKinds, R::Float},
+    {"sinh", kRealKinds, R::Float},
+    {"log10", kRealKinds, R::Float},
+    {"exp2", kRealKinds, R::Float},
+    {"erfc", kRealKinds, R::Float},
+    {"erfinv", kRealKinds, R::Float},
+    {"sinc", kRealKinds, R::Float},
+    {"digamma", kRealKinds, R::Float},
+    {"lgamma", kRealKinds, R::Float},
+    {"polygamma", kRealKinds, R::Float},
+    {"i0", kRealKinds, R::Float},
+    {"special_i0e", kRealKinds, R::Float},
+    {"special_i1", kRealKinds, R::Float},
+    {"special_i1e", kRealKinds, R::Float},
+    {"special_entr", kRealKinds, R::Float},
+    {"special_erfcx", kRealKinds, R::Float},
+    {"special_log_ndtr", kRealKinds, R::Float},
+    {"special_ndtri", kRealKinds, R::Float},
+    {"special_bessel_j0", kRealKinds, R::Float},
+    {"special_bessel_j1", kRealKinds, R::Float},
+    {"special_bessel_y0", kRealKinds, R::Float},
+    {"special_bessel_y1", kRealKinds, R::Float},
+    {"special_modified_bessel_i0", kRealKinds, R::Float},
+    {"special_modified_bessel_i1", kRealKinds, R::Float},
+    {"special_modified_bessel_k0", kRealKinds, R::Float},
+    {"special_modified_bessel_k1", kRealKinds, R::Float},
+    {"special_scaled_modified_bessel_k0", kRealKinds, R::Float},
+    {"special_scaled_modified_bessel_k1", kRealKinds, R::Float},
+    {"special_spherical_bessel_j0", kRealKinds, R::Float},
+    {"special_airy_ai", kRealKinds, R::Float},
+    {"frac", kFloat, R::Same},
+    {"signbit", kRealKinds, R::Bool},
+    {"isposinf", kRealKinds, R::Bool},
+    {"isneginf", kRealKinds, R::Bool},
 };
 constexpr std::size_t kNumOps = static_cast<std::size_t>(UnaryFn::kCount);
 static_assert(sizeof(kUnaryFns) / sizeof(kUnaryFns[0]) == kNumOps, "one table row per UnaryFn");
@@ -64,6 +105,61 @@ template <class T>
 auto identity() {
   return [](T x) { return x; };
 }
+
+// f evaluated in double, rounded once to T: the special functions are
+// ill-conditioned in places, where float arithmetic would lose digits.
+template <class T, class F>
+auto in_double(F f) {
+  return [f](T x) { return static_cast<T>(static_cast<float>(f(static_cast<double>(x)))); };
+}
+
+// The double -> double function of a special-function UnaryFn.
+template <UnaryFn op>
+auto special_fn(const UnaryParams& p) {
+  namespace sp = special;
+  using F = UnaryFn;
+  if constexpr (op == F::Acos) return [](double v) { return std::acos(v); };
+  else if constexpr (op == F::Acosh) return [](double v) { return std::acosh(v); };
+  else if constexpr (op == F::Asin) return [](double v) { return std::asin(v); };
+  else if constexpr (op == F::Asinh) return [](double v) { return std::asinh(v); };
+  else if constexpr (op == F::Atan) return [](double v) { return std::atan(v); };
+  else if constexpr (op == F::Atanh) return [](double v) { return std::atanh(v); };
+  else if constexpr (op == F::Cosh) return [](double v) { return std::cosh(v); };
+  else if constexpr (op == F::Sinh) return [](double v) { return std::sinh(v); };
+  else if constexpr (op == F::Log10) return [](double v) { return std::log10(v); };
+  else if constexpr (op == F::Exp2) return [](double v) { return std::exp2(v); };
+  else if constexpr (op == F::Erfc) return [](double v) { return std::erfc(v); };
+  else if constexpr (op == F::Erfinv) return [](double v) { return sp::erfinv(v); };
+  else if constexpr (op == F::Sinc) return [](double v) { return sp::sinc(v); };
+  else if constexpr (op == F::Digamma) return [](double v) { return sp::digamma(v); };
+  else if constexpr (op == F::Lgamma) return [](double v) { return sp::log_gamma(v); };
+  else if constexpr (op == F::Polygamma) return [n = p.n](double v) { return sp::polygamma(n, v); };
+  else if constexpr (op == F::I0) return [](double v) { return sp::bessel_i(0, v); };
+  else if constexpr (op == F::I0e) return [](double v) { return sp::bessel_i_scaled(0, v); };
+  else if constexpr (op == F::I1) return [](double v) { return sp::bessel_i(1, v); };
+  else if constexpr (op == F::I1e) return [](double v) { return sp::bessel_i_scaled(1, v); };
+  else if constexpr (op == F::Entr) return [](double v) { return sp::entr(v); };
+  else if constexpr (op == F::Erfcx) return [](double v) { return sp::erfcx(v); };
+  else if constexpr (op == F::LogNdtr) return [](double v) { return sp::log_ndtr(v); };
+  else if constexpr (op == F::Ndtri) return [](double v) { return sp::ndtri(v); };
+  else if constexpr (op == F::BesselJ0) return [](double v) { return sp::bessel_j(0, v); };
+  else if constexpr (op == F::BesselJ1) return [](double v) { return sp::bessel_j(1, v); };
+  else if constexpr (op == F::BesselY0) return [](double v) { return sp::bessel_y(0, v); };
+  else if constexpr (op == F::BesselY1) return [](double v) { return sp::bessel_y(1, v); };
+  else if constexpr (op == F::ModifiedBesselI0) return [](double v) { return sp::bessel_i(0, v); };
+  else if constexpr (op == F::ModifiedBesselI1) return [](double v) { return sp::bessel_i(1, v); };
+  else if constexpr (op == F::ModifiedBesselK0) return [](double v) { return sp::bessel_k(0, v); };
+  else if constexpr (op == F::ModifiedBesselK1) return [](double v) { return sp::bessel_k(1, v); };
+  else if constexpr (op == F::ScaledModifiedBesselK0) return [](double v) { return sp::bessel_k_scaled(0, v); };
+  else if constexpr (op == F::ScaledModifiedBesselK1) return [](double v) { return sp::bessel_k_scaled(1, v); };
+  else if constexpr (op == F::SphericalBesselJ0) return [](double v) { return sp::spherical_bessel_j0(v); };
+  else {
+    static_assert(op == F::AiryAi, "every special UnaryFn has a function");
+    return [](double v) { return sp::airy_ai(v); };
+  }
+}
+
+constexpr bool is_special(UnaryFn op) { return op >= UnaryFn::Acos && op <= UnaryFn::AiryAi; }
 
 // NaN/inf replacement of one real component.
 template <class V>
@@ -171,6 +267,24 @@ auto unary_fn(const UnaryParams& p) {
   } else if constexpr (op == UnaryFn::IsInf) {
     if constexpr (kind == kComplex) return [](T x) { return std::isinf(x.real()) || std::isinf(x.imag()); };
     else if constexpr (kind == kFloat) return [](T x) { return std::isinf(static_cast<double>(x)); };
+    else return [](T) { return false; };
+  } else if constexpr (is_special(op)) {
+    if constexpr (std::is_same_v<T, double>) {
+      const auto f = special_fn<op>(p);
+      return [f](T x) { return f(x); };
+    } else {
+      return in_double<T>(special_fn<op>(p));
+    }
+  } else if constexpr (op == UnaryFn::Frac) {
+    return in_opmath<T>([](M v) { return v - std::trunc(v); });
+  } else if constexpr (op == UnaryFn::Signbit) {
+    if constexpr (kind == kFloat) return [](T x) { return std::signbit(static_cast<double>(x)); };
+    else if constexpr (std::is_signed_v<T>) return [](T x) { return x < T(0); };
+    else return [](T) { return false; };
+  } else if constexpr (op == UnaryFn::IsPosInf || op == UnaryFn::IsNegInf) {
+    constexpr double target = op == UnaryFn::IsPosInf ? std::numeric_limits<double>::infinity()
+                                                      : -std::numeric_limits<double>::infinity();
+    if constexpr (kind == kFloat) return [](T x) { return static_cast<double>(x) == target; };
     else return [](T) { return false; };
   } else {
     static_assert(op == UnaryFn::NanToNum, "every UnaryFn has an element function");

@@ -22,6 +22,9 @@ namespace npu::kernels {
 //   BitwiseNot                    bool int
 //   LogicalNot, IsNan, IsInf      any -> bool
 //   NanToNum                      any (identity on bool and integers)
+//   Acos .. AiryAi (special functions)                             ->f float
+//   Frac                          float
+//   Signbit, IsPosInf, IsNegInf   bool int float -> bool
 // The element function a unary kernel applies ("Fn": dispatch's op structs
 // describe whole aten ops). Keep the order: values index internal tables.
 enum class UnaryFn : int {
@@ -33,6 +36,16 @@ enum class UnaryFn : int {
   RoundDecimals,  // round(x * 10^d) / 10^d, half to even; params.decimals
   Trunc, Sign, Reciprocal, BitwiseNot, LogicalNot, IsNan, IsInf,
   NanToNum,  // params.nan / posinf / neginf
+  // Inverse trigonometric/hyperbolic and special functions (->f float):
+  // computed in double and rounded once (special_math.h).
+  Acos, Acosh, Asin, Asinh, Atan, Atanh, Cosh, Sinh, Log10, Exp2, Erfc, Erfinv,
+  Sinc, Digamma, Lgamma,
+  Polygamma,  // params.n
+  I0, I0e, I1, I1e, Entr, Erfcx, LogNdtr, Ndtri, BesselJ0, BesselJ1, BesselY0, BesselY1,
+  ModifiedBesselI0, ModifiedBesselI1, ModifiedBesselK0, ModifiedBesselK1,
+  ScaledModifiedBesselK0, ScaledModifiedBesselK1, SphericalBesselJ0, AiryAi,
+  Frac,                          // self - trunc(self), float
+  Signbit, IsPosInf, IsNegInf,   // bool int float -> bool
   kCount
 };
 
@@ -44,6 +57,7 @@ struct UnaryParams {
   // lowest finite value, PyTorch's default.
   double nan = 0.0;
   std::optional<double> posinf, neginf;
+  int64_t n = 0;  // Polygamma's order
 };
 
 // The dtype `op` produces for an input of `self`, whatever the output's

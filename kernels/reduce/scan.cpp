@@ -1,5 +1,10 @@
 #include "kernels/reduce/scan.h"
 
+#include <array>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include <tbb/task_arena.h>
@@ -65,14 +70,17 @@ class ScanKernel {
   virtual void step_row(void* acc, int64_t ib, int64_t ob, int64_t n) const = 0;
 };
 
-template <class In, class Out, bool Prod>
+// The step of a scan.
+enum class ScanOp { Sum, Prod, LogAddExp };
+
+template <class In, class Out, ScanOp Op>
 class TypedScan final : public ScanKernel {
  public:
   using Acc = sum_acc_t<In>;
   TypedScan(const ScanPlan& p, const In* in, Out* out) : p_(p), in_(in), out_(out) {}
 
   std::size_t acc_size() const override { return sizeof(Acc); }
-  void init(void* acc, int64_t n) const override { std::fill_n(static_cast<Acc*>(acc), n, Acc(Prod ? 1 : 0)); }
+  void init(void* acc, int64_t n) const override { std::fill_n(static_cast<Acc*>(acc), n, identity()); }
   void scan(void* acc, int64_t ib, int64_t ob, int64_t rb, int64_t re) const override {
     Acc a = *static_cast<Acc*>(acc);
     for (int64_t r = rb; r < re; ++r) {
@@ -100,7 +108,24 @@ class TypedScan final : public ScanKernel {
   }
 
  private:
-  static Acc op(const Acc& a, const Acc& b) { return Prod ? a * b : a + b; }
+  static Acc identity() {
+    if constexpr (Op == ScanOp::LogAddExp) return -std::numeric_limits<Acc>::infinity();
+    else return Acc(Op == ScanOp::Prod ? 1 : 0);
+  }
+  static Acc op(const Acc& a, const Acc& b) {
+    if constexpr (Op == ScanOp::Prod) {
+      return a * b;
+    } else if constexpr (Op == ScanOp::LogAddExp && std::is_floating_point_v<Acc>) {
+      // log(e^a + e^b) = max + log1p(e^-|a - b|); equal infinities (and the
+      // -inf identity) would give inf - inf = NaN there.
+      if (std::isnan(a) || std::isnan(b)) return a + b;
+      if (std::isinf(a) && a == b) return a;
+      const Acc m = a < b ? b : a;
+      return m + std::log1p(std::exp(-std::abs(a - b)));
+    } else {
+      return a + b;  // Sum (LogAddExp is refused for non-floating dtypes before dispatch)
+    }
+  }
 
   const ScanPlan& p_;
   const In* in_;
@@ -183,7 +208,7 @@ class ScanEngine {
   const ScanKernel& k_;
 };
 
-template <bool Prod>
+template <ScanOp Op>
 void scan_dispatch(const TensorView& out, const TensorView& in, int64_t dim) {
   const int64_t d = wrap_dim(dim, in.dim());
   std::optional<BoolBytes> bools;  // bool input: "byte != 0" (bool_bytes.h)
@@ -191,14 +216,105 @@ void scan_dispatch(const TensorView& out, const TensorView& in, int64_t dim) {
     using In = typename decltype(in_tag)::type;
     using Out = typename decltype(out_tag)::type;
     const ScanPlan plan = make_scan_plan(out, src, d);
-    ScanEngine(plan, TypedScan<In, Out, Prod>(plan, static_cast<const In*>(src.data), out.ptr<Out>())).run();
+    ScanEngine(plan, TypedScan<In, Out, Op>(plan, static_cast<const In*>(src.data), out.ptr<Out>())).run();
   });
+}
+
+// One line of cum_extreme: `length` steps from the given offsets.
+template <class T, bool IsMax>
+void cum_extreme_line(const T* in, T* values, int64_t* indices, int64_t length, int64_t si, int64_t sv, int64_t sx) {
+  T best = in[0];
+  int64_t at = 0;
+  for (int64_t r = 0; r < length; ++r) {
+    const T x = in[r * si];
+    bool take = r == 0;
+    if constexpr (is_floating_v<T>) {
+      const double xd = static_cast<double>(x);
+      const double bd = static_cast<double>(best);
+      take = take || std::isnan(xd) || (!std::isnan(bd) && (IsMax ? xd >= bd : xd <= bd));
+    } else {
+      take = take || (IsMax ? x >= best : x <= best);
+    }
+    if (take) {
+      best = x;
+      at = r;
+    }
+    values[r * sv] = best;
+    indices[r * sx] = at;
+  }
 }
 
 }  // namespace
 
-void cumsum(const TensorView& out, const TensorView& in, int64_t dim) { scan_dispatch<false>(out, in, dim); }
+void cum_extreme(bool is_max, const TensorView& values, const TensorView& indices, const TensorView& in, int64_t dim) {
+  if (values.sizes != in.sizes || indices.sizes != in.sizes || values.dtype != in.dtype ||
+      indices.dtype != DType::Int64 || model::is_complex(in.dtype)) {
+    throw KernelError("cummax/cummin: values must have self's shape and dtype, indices its shape and int64; got " +
+                      shape_str(values.sizes) + " " + model::dtype_name(values.dtype) + ", " +
+                      shape_str(indices.sizes) + " " + model::dtype_name(indices.dtype) + " for self " +
+                      shape_str(in.sizes) + " " + model::dtype_name(in.dtype));
+  }
+  if (in.numel() == 0) return;
+  if (in.dim() == 0) {
+    visit_dtype(in.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      *values.ptr<T>() = *static_cast<const T*>(in.data);
+    });
+    *indices.ptr<int64_t>() = 0;
+    return;
+  }
+  const int64_t d = wrap_dim(dim, in.dim());
+  const int64_t length = in.sizes[d];
+  // Lines: every position of the other dims, unravelled one by one (three
+  // tensors with their own strides: no merging of dims).
+  Shape outer;
+  std::vector<std::array<int64_t, 3>> outer_strides;
+  for (int64_t k = 0; k < in.dim(); ++k) {
+    if (k == d) continue;
+    outer.push_back(in.sizes[k]);
+    outer_strides.push_back({in.strides[k], values.strides[k], indices.strides[k]});
+  }
+  int64_t lines = 1;
+  for (const int64_t n : outer) lines *= n;
+  visit_dtype(in.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!is_complex_v<T>) {
+      const T* src = static_cast<const T*>(in.data);
+      T* dst = values.ptr<T>();
+      int64_t* idx = indices.ptr<int64_t>();
+      parallel_range(lines, grain_for(length), [&](int64_t lb, int64_t le) {
+        for (int64_t l = lb; l < le; ++l) {
+          int64_t rest = l, oi = 0, ov = 0, ox = 0;
+          for (int64_t k = static_cast<int64_t>(outer.size()) - 1; k >= 0; --k) {
+            const int64_t pos = rest % outer[k];
+            rest /= outer[k];
+            oi += pos * outer_strides[k][0];
+            ov += pos * outer_strides[k][1];
+            ox += pos * outer_strides[k][2];
+          }
+          if (is_max) {
+            cum_extreme_line<T, true>(src + oi, dst + ov, idx + ox, length, in.strides[d], values.strides[d],
+                                      indices.strides[d]);
+          } else {
+            cum_extreme_line<T, false>(src + oi, dst + ov, idx + ox, length, in.strides[d], values.strides[d],
+                                       indices.strides[d]);
+          }
+        }
+      });
+    }
+  });
+}
 
-void cumprod(const TensorView& out, const TensorView& in, int64_t dim) { scan_dispatch<true>(out, in, dim); }
+void cumsum(const TensorView& out, const TensorView& in, int64_t dim) { scan_dispatch<ScanOp::Sum>(out, in, dim); }
+
+void cumprod(const TensorView& out, const TensorView& in, int64_t dim) { scan_dispatch<ScanOp::Prod>(out, in, dim); }
+
+void logcumsumexp(const TensorView& out, const TensorView& in, int64_t dim) {
+  if (!model::is_floating_point(in.dtype) || out.dtype != in.dtype) {
+    throw KernelError(std::string("logcumsumexp: expected floating self and out of its dtype, got ") +
+                      model::dtype_name(in.dtype) + " and " + model::dtype_name(out.dtype));
+  }
+  scan_dispatch<ScanOp::LogAddExp>(out, in, dim);
+}
 
 }  // namespace npu::kernels

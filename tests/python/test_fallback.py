@@ -2,10 +2,10 @@
 match CPU for functional, in-place, out= and multi-output ops, every use is
 counted, and NPU_EMU_FALLBACK decides allow / warn once / error.
 
-The ops used here (erfinv, kthvalue, frexp, logcumsumexp) are outside the
-native list on purpose; if one becomes native, pick another op that is not.
-Structured ops reach the fallback as their out= overload (functional
-`torch.erfinv` is counted as aten::erfinv.out)."""
+The ops used here (special.zeta, renorm_, kthvalue, frexp, logcumsumexp) are
+outside the native list on purpose; if one becomes native, pick another op
+that is not. Structured ops reach the fallback as their out= overload
+(functional `torch.special.zeta` is counted as aten::special_zeta.out)."""
 
 from __future__ import annotations
 
@@ -29,20 +29,20 @@ def _allow(fallback_mode):
 
 def test_functional_op_matches_cpu_and_is_counted():
     x = torch.rand(7, 9) * 1.8 - 0.9
-    before = fallback_count("aten::erfinv.out")
-    y = torch.erfinv(x.npu())
+    before = fallback_count("aten::special_zeta.out")
+    y = torch.special.zeta(2.0, x.npu())
     assert y.device.type == "npu"
-    torch.testing.assert_close(y.cpu(), torch.erfinv(x), rtol=0, atol=0)
-    torch.erfinv(x.npu()[:, 1:])
-    assert fallback_count("aten::erfinv.out") == before + 2
+    torch.testing.assert_close(y.cpu(), torch.special.zeta(2.0, x), rtol=0, atol=0)
+    torch.special.zeta(2.0, x.npu()[:, 1:])
+    assert fallback_count("aten::special_zeta.out") == before + 2
 
 
 def test_in_place_on_a_strided_view_writes_through():
     base_cpu = torch.rand(6, 8) * 1.8 - 0.9
     base = base_cpu.npu()
     view = base[1:, ::2]
-    returned = view.erfinv_()
-    base_cpu[1:, ::2].erfinv_()
+    returned = view.renorm_(2, 0, 0.5)
+    base_cpu[1:, ::2].renorm_(2, 0, 0.5)
     assert returned is view
     assert view.data_ptr() == base.data_ptr() + base.element_size() * 8  # still a view of base
     torch.testing.assert_close(base.cpu(), base_cpu, rtol=0, atol=0)
@@ -52,8 +52,8 @@ def test_out_variant_resizes_and_casts_like_cpu():
     x = torch.rand(5, 4) * 1.8 - 0.9
     out = torch.empty(0, dtype=torch.float64, device="npu")
     out_cpu = torch.empty(0, dtype=torch.float64)
-    result = torch.erfinv(x.npu(), out=out)
-    torch.erfinv(x, out=out_cpu)
+    result = torch.special.zeta(2.0, x.npu(), out=out)
+    torch.special.zeta(2.0, x, out=out_cpu)
     assert result is out and out.shape == (5, 4) and out.dtype == torch.float64
     torch.testing.assert_close(out.cpu(), out_cpu, rtol=0, atol=0)
 
@@ -121,13 +121,13 @@ def test_complex_views_are_native(fallback_mode):
 def test_error_mode_names_the_op_and_the_process_keeps_working(fallback_mode):
     x = torch.rand(4).npu()
     fallback_mode("error")
-    before = fallback_count("aten::erfinv.out")
-    with pytest.raises(RuntimeError, match=r"aten::erfinv.out has no native npu kernel and NPU_EMU_FALLBACK=error"):
-        torch.erfinv(x)
-    assert fallback_count("aten::erfinv.out") == before  # refused, so not counted
+    before = fallback_count("aten::special_zeta.out")
+    with pytest.raises(RuntimeError, match=r"aten::special_zeta.out has no native npu kernel and NPU_EMU_FALLBACK=error"):
+        torch.special.zeta(2.0, x)
+    assert fallback_count("aten::special_zeta.out") == before  # refused, so not counted
     assert torch.equal((x + x).cpu(), x.cpu() * 2)  # native ops still run
     fallback_mode("allow")
-    torch.testing.assert_close(torch.erfinv(x).cpu(), torch.erfinv(x.cpu()), rtol=0, atol=0)
+    torch.testing.assert_close(torch.special.zeta(2.0, x).cpu(), torch.special.zeta(2.0, x.cpu()), rtol=0, atol=0)
 
 
 def test_unknown_mode_is_a_clear_error(fallback_mode):
@@ -145,12 +145,12 @@ def test_environment_modes():
             warnings.simplefilter("always")
             for _ in range(3):
                 try:
-                    torch.erfinv(x)
+                    torch.special.zeta(2.0, x)
                     out["ran"] = out.get("ran", 0) + 1
                 except RuntimeError as e:
                     out["error"] = str(e).splitlines()[0]
-        out["warnings"] = sum("aten::erfinv.out has no native npu kernel" in str(w.message) for w in caught)
-        out["count"] = npu_emu.fallback_report().get("aten::erfinv.out", 0)
+        out["warnings"] = sum("aten::special_zeta.out has no native npu kernel" in str(w.message) for w in caught)
+        out["count"] = npu_emu.fallback_report().get("aten::special_zeta.out", 0)
         print(json.dumps(out))
     """
     warn = run_json(code)  # default: warn, once per op
@@ -158,8 +158,8 @@ def test_environment_modes():
     allow = run_json(code, env={"NPU_EMU_FALLBACK": "allow"})
     assert allow == {"ran": 3, "warnings": 0, "count": 3}
     error = run_json(code, env={"NPU_EMU_FALLBACK": "error"})
-    assert "aten::erfinv.out" in error["error"] and "ran" not in error and error["count"] == 0
-    bad = run_python("torch.erfinv(torch.rand(2).npu())", env={"NPU_EMU_FALLBACK": "bogus"})
+    assert "aten::special_zeta.out" in error["error"] and "ran" not in error and error["count"] == 0
+    bad = run_python("torch.special.zeta(2.0, torch.rand(2).npu())", env={"NPU_EMU_FALLBACK": "bogus"})
     assert bad.returncode != 0 and "NPU_EMU_FALLBACK must be one of allow, warn, error; got 'bogus'" in bad.stderr
 
 

@@ -178,7 +178,7 @@ def test_reading_a_view_leaves_the_private_storage_alone(shape, fmt, name, view)
         "native op": lambda t: (t * 2 + 1).cpu(),
         "reduction": lambda t: t.sum(0).cpu(),
         "contiguous": lambda t: t.contiguous().cpu(),
-        "fallback": lambda t: t.atan().cpu(),
+        "fallback": lambda t: torch.special.ndtr(t).cpu(),
     }
     for what, read in reads.items():
         assert torch.allclose(read(v), read(expected), rtol=1e-6, atol=1e-5), what
