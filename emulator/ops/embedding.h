@@ -1,0 +1,22 @@
+// Task makers of the embedding family (ops/table/embedding.yaml).
+#pragma once
+
+#include <cstdint>
+
+#include "acl/acl_base.h"
+#include "emulator/task_body.h"
+
+namespace npu::emu {
+
+// out (indices' shape + [D]) = the rows of weight [V, D] named by indices.
+TaskBody embedding_task(const aclTensor* weight, const aclTensor* indices, aclTensor* out);
+
+// out [numWeights, D] = the gradient of a row lookup; paddingIdx is CANN's
+// uint64_t, read as int64 (a negative value: no padding row).
+TaskBody embedding_dense_backward_task(const aclTensor* grad, const aclTensor* indices, uint64_t numWeights,
+                                       uint64_t paddingIdx, bool scaleGradByFreq, aclTensor* out);
+
+// Rows of selfRef [V, D] named by indices scaled to norm <= maxNorm, in place.
+TaskBody embedding_renorm_task(aclTensor* selfRef, const aclTensor* indices, double maxNorm, double normType);
+
+}  // namespace npu::emu
