@@ -52,6 +52,8 @@ void write_reduced(const TensorView& out, const std::vector<double>& per_sample,
   if (out.numel() != 1) throw KernelError(std::string(op) + ": out must have one element, got " + shape_str(out.sizes));
   double sum = 0;
   for (const double v : per_sample) sum += v;
+  // The mean of no samples is 0 / 0 = nan, as torch.mean's (CPU's margin
+  // losses leave that result uninitialized).
   if (reduction == LossReduction::Mean) sum /= static_cast<double>(per_sample.size());
   write_doubles(out, {sum});
 }

@@ -6,7 +6,8 @@
 //   per sample, sum over listed y and unlisted j of max(0, 1 - x[y] + x[j]),
 //   over C; is_target marks the listed classes (1, else 0).
 // Targets are int64; one outside [0, C) is a KernelError when the task runs.
-// Sums run in double; results round once to self's dtype.
+// Sums run in double; results round once to self's dtype. The mean over an
+// empty batch is nan (0 / 0).
 #pragma once
 
 #include <cstdint>
