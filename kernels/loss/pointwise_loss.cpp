@@ -48,34 +48,42 @@ C neg_log_sigmoid(C x) {
   return std::log1p(std::exp(-std::abs(x))) + std::max(-x, C(0));
 }
 
-// param is the element's pos_weight for BinaryCrossEntropyWithLogits.
-template <class C>
-C loss_value(PointwiseLoss fn, C x, C y, C param) {
+// One element's loss in the element type T, rounding where CPU's kernel
+// rounds: mse and binary_cross_entropy compute in T (a reduced float rounds
+// after every operation), smooth_l1, huber and log_sigmoid in float.
+// pos_weight is used by BinaryCrossEntropyWithLogits only.
+template <class T>
+T loss_value(PointwiseLoss fn, T x, T y, opmath_t<T> param, T pos_weight) {
+  using C = opmath_t<T>;
   switch (fn) {
     case PointwiseLoss::Mse: {
-      const C d = x - y;
+      const T d = x - y;
       return d * d;
     }
     case PointwiseLoss::SmoothL1: {
-      const C z = std::abs(x - y);
-      return z < param ? C(0.5) * z * z / param : z - C(0.5) * param;
+      const C z = std::abs(static_cast<C>(x) - static_cast<C>(y));
+      return static_cast<T>(z < param ? C(0.5) * z * z / param : z - C(0.5) * param);
     }
     case PointwiseLoss::Huber: {
-      const C z = std::abs(x - y);
-      return z < param ? C(0.5) * z * z : param * (z - C(0.5) * param);
+      const C z = std::abs(static_cast<C>(x) - static_cast<C>(y));
+      return static_cast<T>(z < param ? C(0.5) * z * z : param * (z - C(0.5) * param));
     }
     case PointwiseLoss::BinaryCrossEntropy: {
-      if (!(x >= C(0) && x <= C(1))) {
+      if (!(x >= T(0) && x <= T(1))) {
         throw KernelError("binary_cross_entropy: all elements of input should be between 0 and 1");
       }
-      const C log_x = std::max(std::log(x), C(-100));
-      const C log_1mx = std::max(std::log1p(-x), C(-100));
-      return (y - C(1)) * log_1mx - y * log_x;
+      const T log_x = std::max(static_cast<T>(std::log(static_cast<C>(x))), T(-100));
+      const T log_1mx = std::max(static_cast<T>(std::log1p(-static_cast<C>(x))), T(-100));
+      return T(T(y - T(1)) * log_1mx) - T(y * log_x);
     }
-    case PointwiseLoss::BinaryCrossEntropyWithLogits:
-      return (C(1) - y) * x + (C(1) + (param - C(1)) * y) * neg_log_sigmoid(x);
+    case PointwiseLoss::BinaryCrossEntropyWithLogits: {
+      // CPU: (1 - y) * x - log_sigmoid(x) * ((pos_weight - 1) * y + 1), each product a tensor of T.
+      const T log_sigmoid = static_cast<T>(-neg_log_sigmoid(static_cast<C>(x)));
+      const T log_weight = T(T(T(pos_weight - T(1)) * y) + T(1));
+      return T(T(T(1) - y) * x) - T(log_sigmoid * log_weight);
+    }
   }
-  return C(0);
+  return T(0);
 }
 
 // d loss / d x, without the upstream gradient and the mean's 1/N.
@@ -102,43 +110,41 @@ C loss_grad(PointwiseLoss fn, C x, C y, C param) {
   return C(0);
 }
 
-template <class C>
+template <class T>
 void forward(const TensorView& out, const TensorView& self, const TensorView& target, const TensorView* weight,
-             PointwiseLoss fn, C param, LossReduction reduction, const TensorView* pos_weight) {
-  const DType cdt = compute_dtype_of(out.dtype);
+             PointwiseLoss fn, opmath_t<T> param, LossReduction reduction, const TensorView* pos_weight) {
+  // Operands in out's dtype, as CPU's TensorIterator casts them to it.
+  const DType dt = out.dtype;
   const Shape shape = broadcast_shapes(self.sizes, target.sizes);
-  const std::vector<C> x = staged<C>(self, shape, cdt);
-  const std::vector<C> y = staged<C>(target, shape, cdt);
-  const std::vector<C> w = weight != nullptr ? staged<C>(*weight, shape, cdt) : std::vector<C>{};
-  const std::vector<C> pw = pos_weight != nullptr ? staged<C>(*pos_weight, shape, cdt) : std::vector<C>{};
-  std::vector<C> losses(x.size());
+  const std::vector<T> x = staged<T>(self, shape, dt);
+  const std::vector<T> y = staged<T>(target, shape, dt);
+  const std::vector<T> w = weight != nullptr ? staged<T>(*weight, shape, dt) : std::vector<T>{};
+  const std::vector<T> pw = pos_weight != nullptr ? staged<T>(*pos_weight, shape, dt) : std::vector<T>{};
+  std::vector<T> losses(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const C p = fn == PointwiseLoss::BinaryCrossEntropyWithLogits ? (pw.empty() ? C(1) : pw[i]) : param;
-    // CPU stores the unreduced loss (and its weighted product) in out's dtype.
-    C l = static_cast<C>(rounded_to(out.dtype, loss_value(fn, x[i], y[i], p)));
-    if (!w.empty()) l = static_cast<C>(rounded_to(out.dtype, l * w[i]));
-    losses[i] = l;
+    const T l = loss_value<T>(fn, x[i], y[i], param, pw.empty() ? T(1) : pw[i]);
+    losses[i] = w.empty() ? l : T(l * w[i]);
   }
   if (reduction == LossReduction::None) {
     if (out.sizes != shape) {
       throw KernelError(std::string(name_of(fn)) + ": out must have shape " + shape_str(shape) + ", got " +
                         shape_str(out.sizes));
     }
-    copy(out, TensorView{losses.data(), cdt, shape, contiguous_strides(shape)});
+    copy(out, TensorView{losses.data(), dt, shape, contiguous_strides(shape)});
     return;
   }
   if (out.numel() != 1) {
     throw KernelError(std::string(name_of(fn)) + ": out must have one element for reduction mean or sum");
   }
   double sum = 0;
-  for (const C l : losses) sum += static_cast<double>(l);
+  for (const T l : losses) sum += static_cast<double>(static_cast<opmath_t<T>>(l));
   // An empty mean is 0/0 = nan, as CPU's.
   const double r = reduction == LossReduction::Mean ? sum / static_cast<double>(losses.size()) : sum;
-  C v = static_cast<C>(r);
+  T v = static_cast<T>(static_cast<opmath_t<T>>(r));
   TensorView dst = out;
   dst.sizes = {};
   dst.strides = {};
-  copy(dst, TensorView{&v, cdt, {}, {}});
+  copy(dst, TensorView{&v, dt, {}, {}});
 }
 
 template <class C>
@@ -167,10 +173,14 @@ void pointwise_loss(const TensorView& out, const TensorView& self, const TensorV
                     const TensorView* weight, PointwiseLoss fn, double param, LossReduction reduction,
                     const TensorView* pos_weight) {
   require_floating(out, fn, "out");
-  if (out.dtype == DType::Float64) {
-    forward<double>(out, self, target, weight, fn, param, reduction, pos_weight);
-  } else {
-    forward<float>(out, self, target, weight, fn, static_cast<float>(param), reduction, pos_weight);
+  switch (out.dtype) {
+    case DType::Float64: return forward<double>(out, self, target, weight, fn, param, reduction, pos_weight);
+    case DType::Float32:
+      return forward<float>(out, self, target, weight, fn, static_cast<float>(param), reduction, pos_weight);
+    case DType::Float16:
+      return forward<half>(out, self, target, weight, fn, static_cast<float>(param), reduction, pos_weight);
+    default:
+      return forward<bfloat16>(out, self, target, weight, fn, static_cast<float>(param), reduction, pos_weight);
   }
 }
 

@@ -1,10 +1,12 @@
 // Element-wise losses between a prediction and a target of broadcastable
 // shapes, forward and backward: mse, smooth_l1, huber and binary cross
-// entropy (with an optional weight broadcast to the same shape). Every
-// element is computed in float (double for float64), rounded to the result
-// dtype as PyTorch CPU stores its unreduced loss, then summed in double for
-// mean / sum. The backward's mean divides by self's element count, as
-// PyTorch's CPU kernels do.
+// entropy (with an optional weight broadcast to the same shape), and the
+// forward of binary cross entropy with logits. The forward computes every
+// element in the result dtype, rounding where CPU's kernel rounds (float16 /
+// bfloat16 after each operation CPU does in that type), then sums in double
+// for mean / sum. The backward computes in float (double for float64) and
+// rounds once; its mean divides by self's element count, as PyTorch's CPU
+// kernels do.
 #pragma once
 
 #include <cstdint>
