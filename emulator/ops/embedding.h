@@ -19,4 +19,21 @@ TaskBody embedding_dense_backward_task(const aclTensor* grad, const aclTensor* i
 // Rows of selfRef [V, D] named by indices scaled to norm <= maxNorm, in place.
 TaskBody embedding_renorm_task(aclTensor* selfRef, const aclTensor* indices, double maxNorm, double normType);
 
+// embedding_bag over bags of indices (kernels/embedding/embedding.h); mode
+// 0 sum, 1 mean, 2 max.
+TaskBody embedding_bag_task(const aclTensor* weight, const aclTensor* indices, const aclTensor* offsets,
+                            bool scaleGradByFreq, int64_t mode, bool sparse, const aclTensor* perSampleWeights,
+                            bool includeLastOffset, int64_t paddingIdx, aclTensor* output, aclTensor* offset2bag,
+                            aclTensor* bagSize, aclTensor* maxIndices);
+TaskBody embedding_bag_dense_backward_task(const aclTensor* grad, const aclTensor* indices,
+                                           const aclTensor* offset2bag, const aclTensor* bagSize,
+                                           const aclTensor* maxIndices, uint64_t numWeights, bool scaleGradByFreq,
+                                           int64_t mode, const aclTensor* perSampleWeights, int64_t paddingIdx,
+                                           aclTensor* out);
+
+TaskBody embedding_bag_per_sample_weights_backward_task(const aclTensor* grad, const aclTensor* weight,
+                                                        const aclTensor* indices, const aclTensor* offsets,
+                                                        const aclTensor* offset2bag, int64_t mode, int64_t paddingIdx,
+                                                        aclTensor* out);
+
 }  // namespace npu::emu

@@ -174,11 +174,230 @@ void embedding_renorm(const TensorView& self, const TensorView& indices, double 
     v.sizes = {d};
     v.strides = {self.strides[1]};
     copy(buffer, v);
-    const double norm = norm_of(row, norm_type);
+    // CPU reads the norm back from a tensor of self's dtype and multiplies
+    // the row by the scale rounded to that dtype, in float (double for
+    // float64).
+    const double norm = rounded_to(self.dtype, norm_of(row, norm_type));
     if (!(norm > max_norm)) continue;
-    const double scale = max_norm / (norm + 1e-7);
-    for (double& x : row) x *= scale;
+    const double scale = rounded_to(self.dtype, max_norm / (norm + 1e-7));
+    for (double& x : row) {
+      x = self.dtype == DType::Float64 ? x * scale : static_cast<float>(x) * static_cast<float>(scale);
+    }
     copy(v, buffer);
+  }
+}
+
+namespace {
+
+std::vector<int64_t> int_values(const TensorView& t) {
+  std::vector<int64_t> v(static_cast<std::size_t>(t.numel()));
+  if (!v.empty()) copy(TensorView{v.data(), DType::Int64, t.sizes, contiguous_strides(t.sizes)}, t);
+  return v;
+}
+
+template <class C>
+std::vector<C> values_of(const TensorView& t, DType cdt) {
+  std::vector<C> v(static_cast<std::size_t>(t.numel()));
+  if (!v.empty()) copy(TensorView{v.data(), cdt, t.sizes, contiguous_strides(t.sizes)}, t);
+  return v;
+}
+
+void write_ints(const TensorView& out, std::vector<int64_t> v) {
+  if (static_cast<int64_t>(v.size()) != out.numel()) {
+    throw KernelError("embedding_bag: an index output has " + std::to_string(out.numel()) + " elements, expected " +
+                      std::to_string(v.size()));
+  }
+  if (!v.empty()) copy(out, TensorView{v.data(), DType::Int64, out.sizes, contiguous_strides(out.sizes)});
+}
+
+template <class C>
+void bag_forward(const TensorView& out, const TensorView& offset2bag, const TensorView& bag_size,
+                 const TensorView& max_indices, const TensorView& weight, const std::vector<int64_t>& idx,
+                 const std::vector<int64_t>& begin, BagMode mode, const TensorView* per_sample_weights,
+                 int64_t padding_idx) {
+  const DType cdt = compute_dtype_of(out.dtype);
+  const int64_t d = weight.sizes[1];
+  const auto bags = static_cast<int64_t>(begin.size()) - 1;
+  const std::vector<C> w = values_of<C>(weight, cdt);
+  const std::vector<C> psw = per_sample_weights != nullptr ? values_of<C>(*per_sample_weights, cdt) : std::vector<C>{};
+  std::vector<C> result(static_cast<std::size_t>(bags * d), C(0));
+  std::vector<int64_t> o2b(idx.size(), 0);
+  std::vector<int64_t> sizes(static_cast<std::size_t>(bags), 0);
+  std::vector<int64_t> argmax(mode == BagMode::Max ? static_cast<std::size_t>(bags * d) : max_indices.numel(),
+                              mode == BagMode::Max ? -1 : 0);
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, bags, 16), [&](const tbb::blocked_range<int64_t>& r) {
+    for (int64_t b = r.begin(); b < r.end(); ++b) {
+      C* acc = result.data() + b * d;
+      int64_t count = 0;
+      for (int64_t i = begin[b]; i < begin[b + 1]; ++i) {
+        o2b[i] = b;
+        const int64_t row = idx[i];
+        if (row == padding_idx) continue;
+        const C* src = w.data() + row * d;
+        if (mode == BagMode::Max) {
+          int64_t* am = argmax.data() + b * d;
+          for (int64_t j = 0; j < d; ++j) {
+            if (count == 0 || src[j] > acc[j]) {
+              acc[j] = src[j];
+              am[j] = row;
+            }
+          }
+        } else {
+          const C s = psw.empty() ? C(1) : psw[i];
+          for (int64_t j = 0; j < d; ++j) acc[j] += s * src[j];
+        }
+        ++count;
+      }
+      sizes[b] = count;
+      if (mode == BagMode::Mean && count > 0) {
+        for (int64_t j = 0; j < d; ++j) acc[j] /= static_cast<C>(count);
+      }
+    }
+  });
+  copy(out, TensorView{result.data(), cdt, {bags, d}, {d, 1}});
+  write_ints(offset2bag, std::move(o2b));
+  write_ints(bag_size, std::move(sizes));
+  write_ints(max_indices, std::move(argmax));
+}
+
+}  // namespace
+
+void embedding_bag(const TensorView& out, const TensorView& offset2bag, const TensorView& bag_size,
+                   const TensorView& max_indices, const TensorView& weight, const TensorView& indices,
+                   const TensorView& offsets, BagMode mode, const TensorView* per_sample_weights,
+                   bool include_last_offset, int64_t padding_idx) {
+  if (weight.dim() != 2) throw KernelError("embedding_bag: weight must be 2-dim, got " + shape_str(weight.sizes));
+  const std::vector<int64_t> idx = index_values(indices, weight.sizes[0], "embedding_bag");
+  const std::vector<int64_t> off = int_values(offsets);
+  const auto n = static_cast<int64_t>(idx.size());
+  const int64_t bags = include_last_offset ? static_cast<int64_t>(off.size()) - 1 : static_cast<int64_t>(off.size());
+  if (bags < 0) throw KernelError("embedding_bag: include_last_offset needs at least one offset");
+  if (!off.empty() && off[0] != 0) {
+    throw KernelError("embedding_bag: offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to "
+                      "start from position 0. However, got " + std::to_string(off[0]));
+  }
+  std::vector<int64_t> begin(static_cast<std::size_t>(bags) + 1, n);
+  for (int64_t b = 0; b < bags; ++b) begin[b] = off[b];
+  if (include_last_offset && bags > 0) begin[bags] = off[bags];
+  for (int64_t b = 0; b < bags; ++b) {
+    if (begin[b + 1] < begin[b] || begin[b + 1] > n) {
+      throw KernelError("embedding_bag: offsets must be non-decreasing and at most the number of indices (" +
+                        std::to_string(n) + "), got " + std::to_string(begin[b + 1]) + " after " +
+                        std::to_string(begin[b]));
+    }
+  }
+  if (out.dim() != 2 || out.sizes[0] != bags || out.sizes[1] != weight.sizes[1]) {
+    throw KernelError("embedding_bag: out must have shape [" + std::to_string(bags) + ", " +
+                      std::to_string(weight.sizes[1]) + "], got " + shape_str(out.sizes));
+  }
+  if (out.dtype == DType::Float64) {
+    bag_forward<double>(out, offset2bag, bag_size, max_indices, weight, idx, begin, mode, per_sample_weights,
+                        padding_idx);
+  } else {
+    bag_forward<float>(out, offset2bag, bag_size, max_indices, weight, idx, begin, mode, per_sample_weights,
+                       padding_idx);
+  }
+}
+
+void embedding_bag_dense_backward(const TensorView& out, const TensorView& grad, const TensorView& indices,
+                                  const TensorView& offset2bag, const TensorView& bag_size,
+                                  const TensorView& max_indices, bool scale_grad_by_freq, BagMode mode,
+                                  const TensorView* per_sample_weights, int64_t padding_idx) {
+  if (out.dim() != 2 || grad.dim() != 2 || grad.sizes[1] != out.sizes[1]) {
+    throw KernelError("embedding_bag_backward: grad " + shape_str(grad.sizes) + " and out " + shape_str(out.sizes) +
+                      " must be [B, D] and [num_weights, D]");
+  }
+  const int64_t rows = out.sizes[0];
+  const int64_t d = out.sizes[1];
+  const int64_t bags = grad.sizes[0];
+  const DType cdt = compute_dtype_of(out.dtype);
+  const auto run = [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    const std::vector<C> g = values_of<C>(grad, cdt);
+    std::vector<C> result(static_cast<std::size_t>(rows * d), C(0));
+    if (mode == BagMode::Max) {
+      const std::vector<int64_t> am = int_values(max_indices);
+      if (static_cast<int64_t>(am.size()) != bags * d) {
+        throw KernelError("embedding_bag_backward: max_indices must have shape [B, D]");
+      }
+      for (int64_t b = 0; b < bags; ++b) {
+        for (int64_t j = 0; j < d; ++j) {
+          const int64_t row = am[b * d + j];
+          if (row < 0) continue;  // an empty bag
+          if (row >= rows) throw KernelError("embedding_bag_backward: max index out of range");
+          result[row * d + j] += g[b * d + j];
+        }
+      }
+    } else {
+      const std::vector<int64_t> idx = index_values(indices, rows, "embedding_bag_backward");
+      const std::vector<int64_t> o2b = int_values(offset2bag);
+      const std::vector<int64_t> sizes = int_values(bag_size);
+      const std::vector<C> psw =
+          per_sample_weights != nullptr ? values_of<C>(*per_sample_weights, cdt) : std::vector<C>{};
+      if (o2b.size() != idx.size()) throw KernelError("embedding_bag_backward: offset2bag must have one bag per index");
+      const RowGroups groups = group_by_row(idx, rows);
+      tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, 64), [&](const tbb::blocked_range<int64_t>& r) {
+        for (int64_t row = r.begin(); row < r.end(); ++row) {
+          const int64_t first = groups.start[row];
+          const int64_t last = groups.start[row + 1];
+          if (row == padding_idx || first == last) continue;
+          C* dst = result.data() + row * d;
+          const C freq = scale_grad_by_freq ? C(1) / static_cast<C>(last - first) : C(1);
+          for (int64_t k = first; k < last; ++k) {
+            const int64_t i = groups.positions[k];
+            const int64_t b = o2b[i];
+            if (b < 0 || b >= bags) throw KernelError("embedding_bag_backward: offset2bag out of range");
+            C s = freq;
+            if (mode == BagMode::Mean && sizes[b] > 0) s /= static_cast<C>(sizes[b]);
+            if (!psw.empty()) s *= psw[i];
+            const C* src = g.data() + b * d;
+            for (int64_t j = 0; j < d; ++j) dst[j] += s * src[j];
+          }
+        }
+      });
+    }
+    copy(out, TensorView{result.data(), cdt, {rows, d}, {d, 1}});
+  };
+  if (cdt == DType::Float64) {
+    run(TypeTag<double>{});
+  } else {
+    run(TypeTag<float>{});
+  }
+}
+
+void embedding_bag_per_sample_weights_backward(const TensorView& out, const TensorView& grad,
+                                               const TensorView& weight, const TensorView& indices,
+                                               const TensorView& offset2bag, int64_t padding_idx) {
+  if (weight.dim() != 2 || grad.dim() != 2 || grad.sizes[1] != weight.sizes[1]) {
+    throw KernelError("embedding_bag_per_sample_weights_backward: grad " + shape_str(grad.sizes) + " and weight " +
+                      shape_str(weight.sizes) + " must be [B, D] and [V, D]");
+  }
+  const std::vector<int64_t> idx = index_values(indices, weight.sizes[0], "embedding_bag_per_sample_weights_backward");
+  const std::vector<int64_t> o2b = int_values(offset2bag);
+  if (o2b.size() != idx.size() || out.numel() != static_cast<int64_t>(idx.size())) {
+    throw KernelError("embedding_bag_per_sample_weights_backward: offset2bag and out must have one element per index");
+  }
+  const DType cdt = compute_dtype_of(out.dtype);
+  const int64_t d = weight.sizes[1];
+  const int64_t bags = grad.sizes[0];
+  const auto run = [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    const std::vector<C> g = values_of<C>(grad, cdt);
+    const std::vector<C> w = values_of<C>(weight, cdt);
+    std::vector<C> result(idx.size(), C(0));
+    for (std::size_t i = 0; i < idx.size(); ++i) {
+      if (idx[i] == padding_idx) continue;
+      if (o2b[i] < 0 || o2b[i] >= bags) throw KernelError("embedding_bag_per_sample_weights_backward: offset2bag out of range");
+      C dot = 0;
+      for (int64_t j = 0; j < d; ++j) dot += g[o2b[i] * d + j] * w[idx[i] * d + j];
+      result[i] = dot;
+    }
+    if (!result.empty()) copy(out, TensorView{result.data(), cdt, out.sizes, contiguous_strides(out.sizes)});
+  };
+  if (cdt == DType::Float64) {
+    run(TypeTag<double>{});
+  } else {
+    run(TypeTag<float>{});
   }
 }
 

@@ -120,3 +120,80 @@ def test_embedding_bad_indices():
         torch.ops.aten.embedding_dense_backward(grad, torch.tensor([0.0, 1.0], device="npu"), 5, -1, False)
     with pytest.raises(RuntimeError, match="2-dim"):
         torch.embedding_renorm_(weight[0], torch.tensor([0], device="npu"), 1.0, 2.0)
+
+
+# ---- embedding_bag ----------------------------------------------------------------
+
+BAG_CASES = [
+    # (mode, kwargs, with per_sample_weights)
+    ("sum", {}, False),
+    ("sum", {}, True),
+    ("mean", {}, False),
+    ("max", {}, False),
+    ("sum", {"padding_idx": 1}, True),
+    ("mean", {"padding_idx": 1}, False),
+    ("max", {"padding_idx": 1}, False),
+    ("sum", {"include_last_offset": True}, False),
+]
+
+
+def bag(device, weight, indices, offsets, mode, kwargs, psw, grad_seed=8):
+    w = weight.to(device).requires_grad_(True)
+    p = psw.to(device).requires_grad_(True) if psw is not None else None
+    out = F.embedding_bag(indices.to(device), w, offsets.to(device), mode=mode, per_sample_weights=p, **kwargs)
+    g = torch.randn(out.shape, generator=gen(grad_seed)).to(out.dtype).to(device)
+    grads = torch.autograd.grad(out, [w] + ([p] if p is not None else []), g)
+    return [out.detach(), *grads]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("mode,kwargs,weighted", BAG_CASES)
+def test_embedding_bag_forward_backward(mode, kwargs, weighted, dtype):
+    """Bags of several sizes, an empty one in the middle and one at the end, repeated rows."""
+    weight = torch.randn(8, 5, generator=gen(9)).to(dtype)
+    indices = torch.randint(0, 8, (12,), generator=gen(10))
+    indices[3] = 1  # a padding index where padding_idx=1
+    # With include_last_offset the last offset closes the last bag; without it, 12 starts an empty bag.
+    offsets = torch.tensor([0, 2, 2, 7, 12])
+    psw = torch.randn(12, generator=gen(11)).to(dtype) if weighted else None
+    got = bag("npu", weight, indices, offsets, mode, kwargs, psw)
+    want = bag("cpu", weight, indices, offsets, mode, kwargs, psw)
+    for g, w in zip(got, want):
+        close(g, w)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_scale_grad_by_freq_runs_cpu_kernel(mode):
+    """CPU's embedding_bag scales by counts that are not the rows' frequencies; npu runs CPU's kernel
+    (through the fallback, on the npu forward's offset2bag and bag_size) and so gives CPU's answer."""
+    weight = torch.randn(8, 5, generator=gen(14))
+    indices = torch.tensor([3, 1, 1, 5, 0, 0, 1, 0, 2])
+    offsets = torch.tensor([0, 1, 4])
+    kwargs = {"scale_grad_by_freq": True}
+    npu_emu._C._set_fallback_mode("warn")
+    try:
+        got = bag("npu", weight, indices, offsets, mode, kwargs, None)
+    finally:
+        npu_emu._C._set_fallback_mode("error")
+    for g, w in zip(got, bag("cpu", weight, indices, offsets, mode, kwargs, None)):
+        close(g, w)
+
+
+def test_embedding_bag_2d_input_and_gradcheck():
+    weight = torch.randn(6, 3, dtype=torch.float64, generator=gen(12)).to("npu").requires_grad_(True)
+    psw = torch.rand(2, 4, dtype=torch.float64, generator=gen(13)).to("npu").requires_grad_(True)
+    indices = torch.tensor([[0, 2, 2, 5], [1, 0, 4, 4]], device="npu")
+    for mode in ("sum", "mean", "max"):
+        assert torch.autograd.gradcheck(lambda w: F.embedding_bag(indices, w, mode=mode), (weight,))
+    assert torch.autograd.gradcheck(lambda w, p: F.embedding_bag(indices, w, mode="sum", per_sample_weights=p),
+                                    (weight, psw))
+
+
+def test_embedding_bag_bad_offsets():
+    weight = torch.randn(5, 3, device="npu")
+    indices = torch.tensor([0, 1, 2], device="npu")
+    with pytest.raises(RuntimeError, match="offsets\\[0\\] has to be 0"):
+        F.embedding_bag(indices, weight, torch.tensor([1, 2], device="npu")).cpu()
+    with pytest.raises(RuntimeError, match="mode='sum'"):
+        F.embedding_bag(indices, weight, torch.tensor([0], device="npu"), mode="mean",
+                        per_sample_weights=torch.ones(3, device="npu"))
