@@ -108,6 +108,8 @@ LOSSES: dict[str, tuple[Callable, Callable[[int], list[torch.Tensor]]]] = {
                                lambda n: [randn((n, C)), classes((n,), C, 1), uniform((C,), 0.5, 2, 2)]),
     "multilabel_margin": (lambda x, y, r: F.multilabel_margin_loss(x, y, reduction=r),
                           lambda n: [randn((n, C)), multilabel_targets(n, C, 1)]),
+    "multilabel_soft_margin": (lambda x, y, w, r: F.multilabel_soft_margin_loss(x, y, weight=w, reduction=r),
+                               lambda n: [randn((n, C)), uniform((n, C), 0, 1, 1).round(), uniform((C,), 0.5, 2, 2)]),
     "poisson_nll": (lambda x, y, r: F.poisson_nll_loss(x, y, reduction=r, full=True),
                     lambda n: [randn((n, C)), uniform((n, C), 0, 4, 1)]),
     "gaussian_nll": (lambda x, y, v, r: F.gaussian_nll_loss(x, y, v, reduction=r),
@@ -125,9 +127,11 @@ LOSSES: dict[str, tuple[Callable, Callable[[int], list[torch.Tensor]]]] = {
 
 # Compositions reaching pointwise ops of another family: l1_loss (and
 # smooth_l1_loss with beta=0, which is l1_loss) differentiates through abs,
-# whose gradient is sgn; kl_div with a probability target computes xlogy.
+# whose gradient is sgn; kl_div with a probability target computes xlogy;
+# multilabel_soft_margin_loss log_sigmoid.
 # Expected to fail (strictly) until the table serves those ops natively.
-NEEDS = {"l1": "sgn.out", "smooth_l1_beta0": "sgn.out", "kl_div_probs": "xlogy.OutTensor"}
+NEEDS = {"l1": "sgn.out", "smooth_l1_beta0": "sgn.out", "kl_div_probs": "xlogy.OutTensor",
+         "multilabel_soft_margin": "log_sigmoid_forward"}
 
 
 def cases(names):
