@@ -28,7 +28,6 @@ import torch.nn.functional as F
 
 import npu_emu  # noqa: F401
 from native_guard import native_only  # noqa: F401
-from npu_emu.op_table import served_by_table
 
 pytestmark = pytest.mark.usefixtures("native_only")
 
@@ -125,26 +124,6 @@ LOSSES: dict[str, tuple[Callable, Callable[[int], list[torch.Tensor]]]] = {
 }
 
 
-# Compositions reaching pointwise ops of another family: l1_loss (and
-# smooth_l1_loss with beta=0, which is l1_loss) differentiates through abs,
-# whose gradient is sgn; kl_div with a probability target computes xlogy;
-# multilabel_soft_margin_loss log_sigmoid.
-# Expected to fail (strictly) until the table serves those ops natively.
-NEEDS = {"l1": "sgn.out", "smooth_l1_beta0": "sgn.out", "kl_div_probs": "xlogy.OutTensor",
-         "multilabel_soft_margin": "log_sigmoid_forward"}
-
-
-def cases(names):
-    """The loss names as pytest params; those needing an op the table does not serve yet are strict xfails."""
-    params = []
-    for n in names:
-        missing = n in NEEDS and served_by_table(NEEDS[n]) is None
-        mark = pytest.mark.xfail(missing, reason=f"aten::{NEEDS.get(n)} is not native yet", strict=True,
-                                 raises=(RuntimeError, NotImplementedError))
-        params.append(pytest.param(n, marks=mark))
-    return params
-
-
 def to(t: torch.Tensor, dtype: torch.dtype, device: str) -> torch.Tensor:
     return (t.to(dtype) if t.is_floating_point() else t).to(device)
 
@@ -183,7 +162,7 @@ def close(npu_result: torch.Tensor, cpu_result: torch.Tensor) -> None:
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("name", cases(LOSSES))
+@pytest.mark.parametrize("name", list(LOSSES))
 def test_loss_matches_cpu(name, dtype, reduction):
     inputs = LOSSES[name][1](N)
     out, grad = run(name, inputs, dtype, "npu", reduction)
@@ -192,7 +171,7 @@ def test_loss_matches_cpu(name, dtype, reduction):
     close(grad, ref_grad)
 
 
-@pytest.mark.parametrize("name", cases(LOSSES))
+@pytest.mark.parametrize("name", list(LOSSES))
 def test_loss_empty_batch(name):
     """A batch of zero samples: none gives an empty result, sum and mean CPU's; for the margin losses,
     whose CPU kernels leave those results uninitialized, sum 0 and mean nan (0 / 0)."""
@@ -206,7 +185,7 @@ def test_loss_empty_batch(name):
         close(grad, ref_grad)
 
 
-@pytest.mark.parametrize("name", cases(LOSSES))
+@pytest.mark.parametrize("name", list(LOSSES))
 def test_loss_gradcheck(name):
     fn, make = LOSSES[name]
     inputs = [to(t, torch.float64, "npu") for t in make(3)]

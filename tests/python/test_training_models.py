@@ -134,21 +134,6 @@ CASES = {
                 lambda g: (torch.randn(6, 7, 8, generator=g), torch.randint(0, 5, (6,), generator=g)), classify),
 }
 
-# Parametrizations that still reach the CPU fallback in this branch, with the
-# op that does and the branch making it native (remove a mark once merged).
-AMP_OPS = "needs _amp_foreach_non_finite_check_and_unscale_ and _amp_update_scale_ native (branch fix/optim15)"
-GPT_OPS = ("needs embedding_dense_backward (fix/loss15), native_layer_norm_backward (fix/norm15) and "
-           "scaled_dot_product_attention (fix/attn15; its math path calls isneginf.out) native")
-NEEDS = {
-    ("cnn", "amp_float16"): AMP_OPS,
-    ("lstm", "amp_float16"): AMP_OPS,
-    ("gru", "amp_float16"): AMP_OPS,
-    ("gpt", "float32"): GPT_OPS,
-    ("gpt", "amp_float16"): GPT_OPS + "; " + AMP_OPS,
-    ("gpt", "autocast_bfloat16"): GPT_OPS,
-}
-
-
 def train(model: nn.Module, case: Case, device: str, mode: str) -> tuple[list[float], nn.Module]:
     g = torch.Generator().manual_seed(1)
     batches = [case.batch(g) for _ in range(STEPS)]
@@ -176,9 +161,7 @@ def train(model: nn.Module, case: Case, device: str, mode: str) -> tuple[list[fl
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", list(CASES))
-def test_model_trains_natively_and_matches_cpu(name, mode, native_only, request):  # noqa: F811
-    if (name, mode) in NEEDS:
-        request.applymarker(pytest.mark.xfail(reason=NEEDS[name, mode], raises=RuntimeError, strict=True))
+def test_model_trains_natively_and_matches_cpu(name, mode, native_only):  # noqa: F811
     case = CASES[name]
     torch.manual_seed(0)
     initial = case.make()
