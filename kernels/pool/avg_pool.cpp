@@ -152,15 +152,16 @@ void avg_backward_planes(const pool::View5& go, const pool::View5& gi, const Win
 // each input's accumulation of gradient shares) runs in the same order as
 // there, so the results are the same.
 
-// Outputs [a, a + n) of one output row whose windows lie inside the input
-// along W: one pass per window offset, vectorized along the outputs.
+// Outputs [a, a + kRowChunk) of one output row whose windows lie inside
+// the input along W: one pass per window offset, vectorized along the outputs.
 template <class T, int S>
 void avg_interior(const T* in, int64_t in_row, const Window& depth, const Window& rows, const pool::DimWindows& ww,
-                  int64_t a, int64_t n, const pool::Along& w, const Divisor& divisor, T* out, int64_t out_col) {
+                  int64_t a, const pool::Along& w, const Divisor& divisor, T* out, int64_t out_col) {
   using A = opmath_t<T>;
+  constexpr int64_t n = kRowChunk;
   const int64_t s = S > 0 ? S : w.stride;
   std::array<A, kRowChunk> sum;
-  std::fill_n(sum.begin(), n, A(0));
+  sum.fill(A(0));
   for (int64_t h = rows.begin; h < rows.end; ++h) {
     for (int64_t kw = 0; kw < w.kernel; ++kw) {
       const T* src = in + h * in_row + a * s + kw - w.padding;
@@ -202,18 +203,20 @@ void avg_rows(const pool::View5& x, const pool::View5& y, const Windows& windows
     for (std::size_t oh = 0; oh < wh.at.size(); ++oh) {
       const Window& rows = wh.at[oh];
       T* out = y.ptr<T>() + pool::plane_offset(y, n, c) + static_cast<int64_t>(oh) * y.strides[3];
-      const bool vector = rows.length() > 0;
-      for (int64_t ow = 0; ow < outs; ++ow) {
-        if (vector && ow == lo && hi > lo) {
-          for (int64_t a = lo; a < hi; a += kRowChunk) {
-            avg_interior<T, S>(in, x.strides[3], depth, rows, ww, a, std::min(kRowChunk, hi - a), *along, divisor,
-                               out + a * y.strides[4], y.strides[4]);
-          }
-          ow = hi - 1;
-          continue;
-        }
+      const auto one = [&](int64_t ow) {
         out[ow * y.strides[4]] = avg_one(in, x.strides[3], depth, rows, ww.at[static_cast<std::size_t>(ow)], divisor);
-      }
+      };
+      // Rows of empty windows (avg_one gives 0) have no vector passes.
+      const int64_t inside_lo = rows.length() > 0 ? lo : outs, inside_hi = rows.length() > 0 ? hi : outs;
+      for (int64_t ow = 0; ow < inside_lo; ++ow) one(ow);
+      pool::for_each_pass(
+          inside_lo, inside_hi,
+          [&](int64_t a) {
+            avg_interior<T, S>(in, x.strides[3], depth, rows, ww, a, *along, divisor, out + a * y.strides[4],
+                               y.strides[4]);
+          },
+          one);
+      for (int64_t ow = inside_hi; ow < outs; ++ow) one(ow);
     }
   });
 }

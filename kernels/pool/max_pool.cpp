@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "kernels/core/dtype_dispatch.h"
 #include "kernels/pool/pool.h"
@@ -90,13 +91,14 @@ void max_planes(const pool::View5& x, const pool::View5& y, const pool::View5& i
 // max_planes' order (rows, then columns) with its rule, so values and
 // indices are the same.
 
-// Outputs [a, a + n) of one output row whose windows lie inside the input
-// along W (no clipping): one pass per window offset, vectorized along the
-// outputs. S: the stride along W when a compile-time constant (else 0).
+// Outputs [a, a + kRowChunk) of one output row whose windows lie inside
+// the input along W (no clipping): one pass per window offset, vectorized
+// along the outputs. S: the stride along W when a compile-time constant (else 0).
 template <class T, class I, class P, int S>
 void max_interior(const T* in, int64_t in_row, const Window& rows, int64_t row_step, int64_t width, int64_t a,
-                  int64_t n, const pool::Along& w, T* out, int64_t out_col, I* idx, int64_t idx_col) {
+                  const pool::Along& w, T* out, int64_t out_col, I* idx, int64_t idx_col) {
   using A = opmath_t<T>;
+  constexpr int64_t n = kRowChunk;
   const int64_t s = S > 0 ? S : w.stride;
   std::array<A, kRowChunk> best;
   std::array<P, kRowChunk> at;
@@ -109,11 +111,15 @@ void max_interior(const T* in, int64_t in_row, const Window& rows, int64_t row_s
       const int64_t first = a * s + kw * w.dilation - w.padding;
       const T* src = in + h * in_row + first;
       const P base = static_cast<P>(h * width + first);
+      // Not unrolled: fully unrolled, GCC turns the selects into branches
+      // (mispredicted on random data) instead of vectorizing them.
+#pragma GCC unroll 1
       for (int64_t j = 0; j < n; ++j) {
         const A v = static_cast<A>(src[j * s]);
-        const bool take = v > best[j] || is_nan(v);
+        // `|`, not `||`: no branch, so the loop vectorizes.
+        const bool take = (v > best[j]) | is_nan(v);
         best[j] = take ? v : best[j];
-        at[j] = take ? static_cast<P>(base + j * s) : at[j];
+        at[j] = take ? static_cast<P>(base + static_cast<P>(j * s)) : at[j];
       }
     }
   }
@@ -163,11 +169,13 @@ void max_rows(const pool::View5& x, const pool::View5& y, const pool::View5& ix,
                          idx + ow * ix.strides[4]);
       };
       for (int64_t ow = 0; ow < lo; ++ow) edge(ow);
-      for (int64_t a = lo; a < hi; a += kRowChunk) {
-        const int64_t count = std::min(kRowChunk, hi - a);
-        max_interior<T, I, P, S>(in, x.strides[3], rows, wh.step, width, a, count, along,
-                                 out + a * y.strides[4], y.strides[4], idx + a * ix.strides[4], ix.strides[4]);
-      }
+      pool::for_each_pass(
+          lo, hi,
+          [&](int64_t a) {
+            max_interior<T, I, P, S>(in, x.strides[3], rows, wh.step, width, a, along, out + a * y.strides[4],
+                                     y.strides[4], idx + a * ix.strides[4], ix.strides[4]);
+          },
+          edge);
       for (int64_t ow = hi; ow < outs; ++ow) edge(ow);
     }
   });
@@ -222,12 +230,25 @@ void run_max(const char* op, const pool::View5& x, const pool::View5& y, const p
                     std::to_string(plane) + " elements");
 }
 
+constexpr int64_t kMaxTable = int64_t{1} << 20;
+
 template <class T, class I>
 void scatter_planes(const pool::View5& go, const pool::View5& ix, const pool::View5& gi) {
   using A = opmath_t<T>;
   const int64_t plane = gi.sizes[2] * gi.sizes[3] * gi.sizes[4];
   const int64_t height = gi.sizes[3], width = gi.sizes[4];
   const int64_t gc = go.strides[1], ic = ix.strides[1], oc = gi.strides[1];
+  // Each plane position's offset in grad_input, looked up instead of three
+  // divisions per element (planes up to kMaxTable positions).
+  std::vector<int64_t> table;
+  if (plane <= kMaxTable) {
+    table.reserve(static_cast<std::size_t>(plane));
+    for (int64_t d = 0; d < gi.sizes[2]; ++d) {
+      for (int64_t h = 0; h < height; ++h) {
+        for (int64_t w = 0; w < width; ++w) table.push_back(pool::spatial_offset(gi, d, h, w));
+      }
+    }
+  }
   pool::for_each_group(gi, plane + go.sizes[2] * go.sizes[3] * go.sizes[4], [&](int64_t n, int64_t c0, int64_t count) {
     const T* g = go.ptr<T>() + pool::plane_offset(go, n, c0);
     const I* idx = ix.ptr<I>() + pool::plane_offset(ix, n, c0);
@@ -241,7 +262,10 @@ void scatter_planes(const pool::View5& go, const pool::View5& ix, const pool::Vi
           for (int64_t c = 0; c < count; ++c) {
             const int64_t at = static_cast<int64_t>(idx_at[c * ic]);
             if (at < 0 || at >= plane) out_of_range(at, plane);
-            T& target = out[pool::spatial_offset(gi, at / (height * width), (at / width) % height, at % width) + c * oc];
+            const int64_t offset = table.empty()
+                                       ? pool::spatial_offset(gi, at / (height * width), (at / width) % height, at % width)
+                                       : table[static_cast<std::size_t>(at)];
+            T& target = out[offset + c * oc];
             target = static_cast<T>(static_cast<A>(target) + static_cast<A>(g_at[c * gc]));
           }
         }

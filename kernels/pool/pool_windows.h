@@ -172,8 +172,22 @@ inline std::pair<int64_t, int64_t> interior(const Along& a, int64_t width, int64
   return {lo, hi};
 }
 
-// Outputs a row kernel handles per vector pass.
-inline constexpr int64_t kRowChunk = 64;
+// Outputs a row kernel handles per vector pass: a constant count, so the
+// pass has no scalar remainder loop; a row's last pass starts early enough
+// to end at its last inside window (outputs computed twice are the same).
+// Rows with fewer inside windows run one window at a time.
+inline constexpr int64_t kRowChunk = 8;
+
+// Calls pass(a) for passes of kRowChunk outputs covering [lo, hi), or
+// one(o) for each output there when they are fewer than a pass.
+template <class Pass, class One>
+void for_each_pass(int64_t lo, int64_t hi, Pass&& pass, One&& one) {
+  if (hi - lo < kRowChunk) {
+    for (int64_t o = lo; o < hi; ++o) one(o);
+    return;
+  }
+  for (int64_t a = lo; a < hi; a += kRowChunk) pass(std::min(a, hi - kRowChunk));
+}
 
 // Calls f(std::integral_constant<int, S>) with S = stride when it is 1 or 2
 // (the vector loops then see a constant), else S = 0.
