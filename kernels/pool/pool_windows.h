@@ -4,9 +4,11 @@
 // so one loop nest serves 1-d, 2-d and 3-d pooling.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/core/nd_iter.h"
@@ -53,13 +55,19 @@ View5 as_5d(const PoolInput& t, int64_t rank);
 // loops run along contiguous channels; otherwise a task is one plane.
 inline constexpr int64_t kGroup = 64;
 
+// The channels a task of `layout` takes (see kGroup).
+inline int64_t group_size(const View5& layout) {
+  return layout.block > 0 ? layout.block : layout.strides[1] == 1 && layout.sizes[1] > 1 ? kGroup : 1;
+}
+
 // Calls body(n, c0, count) for every group of channels [c0, c0 + count) of
 // every batch entry, groups spread over oneTBB workers; `layout` decides the
 // grouping, `work` is the elements one plane touches.
+
 template <class Body>
 void for_each_group(const View5& layout, int64_t work, Body&& body) {
   const int64_t channels = layout.sizes[1];
-  const int64_t group = layout.block > 0 ? layout.block : layout.strides[1] == 1 && channels > 1 ? kGroup : 1;
+  const int64_t group = group_size(layout);
   const int64_t groups = (channels + group - 1) / group;
   parallel_range(layout.sizes[0] * groups, grain_for(work * group), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
@@ -136,6 +144,58 @@ void zero_channels(const TensorView& v5, T* base, int64_t count) {
       }
     }
   }
+}
+
+// Planes whose rows are contiguous in memory (NCHW and its slices along H),
+// pooled over 1 or 2 dims: for_each_group gives them one plane per task,
+// and the row kernels (max_pool.cpp, avg_pool.cpp) run them directly.
+inline bool row_planes(const View5& v, int64_t rank) {
+  return rank <= 2 && group_size(v) == 1 && (v.strides[4] == 1 || v.sizes[4] == 1);
+}
+
+// A sliding window along W: kernel positions o * stride - padding + i * dilation.
+struct Along {
+  int64_t kernel = 1, stride = 1, padding = 0, dilation = 1;
+};
+
+// W's window geometry in `p` (W is the last spatial dim).
+inline Along along_w(const PoolParams& p) {
+  return {p.kernel.back(), p.stride.back(), p.padding.back(), p.dilation.empty() ? 1 : p.dilation.back()};
+}
+
+// The outputs [lo, hi) of `outs` whose windows lie inside [0, width) (neither
+// clipped nor shifted).
+inline std::pair<int64_t, int64_t> interior(const Along& a, int64_t width, int64_t outs) {
+  const int64_t lo = std::min(outs, (a.padding + a.stride - 1) / a.stride);
+  const int64_t last = width - 1 + a.padding - (a.kernel - 1) * a.dilation;  // o * stride <= last
+  const int64_t hi = last < 0 ? lo : std::max(lo, std::min(outs, last / a.stride + 1));
+  return {lo, hi};
+}
+
+// Outputs a row kernel handles per vector pass: a constant count, so the
+// pass has no scalar remainder loop; a row's last pass starts early enough
+// to end at its last inside window (outputs computed twice are the same).
+// Rows with fewer inside windows run one window at a time.
+inline constexpr int64_t kRowChunk = 8;
+
+// Calls pass(a) for passes of kRowChunk outputs covering [lo, hi), or
+// one(o) for each output there when they are fewer than a pass.
+template <class Pass, class One>
+void for_each_pass(int64_t lo, int64_t hi, Pass&& pass, One&& one) {
+  if (hi - lo < kRowChunk) {
+    for (int64_t o = lo; o < hi; ++o) one(o);
+    return;
+  }
+  for (int64_t a = lo; a < hi; a += kRowChunk) pass(std::min(a, hi - kRowChunk));
+}
+
+// Calls f(std::integral_constant<int, S>) with S = stride when it is 1 or 2
+// (the vector loops then see a constant), else S = 0.
+template <class F>
+void with_stride(int64_t stride, F&& f) {
+  if (stride == 1) return f(std::integral_constant<int, 1>{});
+  if (stride == 2) return f(std::integral_constant<int, 2>{});
+  f(std::integral_constant<int, 0>{});
 }
 
 }  // namespace npu::kernels::pool

@@ -382,3 +382,45 @@ def test_channels_last_groups_of_channels(dtype):
     x3 = sample((1, 70, 4, 5, 6), dtype, seed=12).to(memory_format=torch.channels_last_3d)
     check(lambda t: F.max_pool3d(t, 2, 2, 1, return_indices=True), x3, exact=True)
     check(lambda t: F.adaptive_avg_pool3d(t, (2, 3, 2)), x3, exact=False)
+
+
+ROW_POOLS = {
+    "max_s1": lambda t: F.max_pool2d(t, 3, 1, 1, return_indices=True),
+    "max_s2_ceil": lambda t: F.max_pool2d(t, (2, 3), 2, (1, 1), ceil_mode=True, return_indices=True),
+    "max_s3_dilation": lambda t: F.max_pool2d(t, (2, 3), 3, (1, 1), dilation=(1, 2), return_indices=True),
+    "max_1d": lambda t: F.max_pool1d(t.flatten(1, 2), 4, 2, 2, return_indices=True),
+    "avg_s1": lambda t: F.avg_pool2d(t, 3, 1, 1),
+    "avg_s2_ceil_no_pad_count": lambda t: F.avg_pool2d(t, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+    "avg_s3_divisor": lambda t: F.avg_pool2d(t, (2, 4), 3, (1, 2), divisor_override=3),
+    "avg_1d": lambda t: F.avg_pool1d(t.flatten(1, 2), 5, 2, 2, ceil_mode=True),
+    "adaptive_avg_1x1": lambda t: F.adaptive_avg_pool2d(t, 1),
+    "adaptive_avg_rows": lambda t: F.adaptive_avg_pool2d(t, (3, 70)),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("op", list(ROW_POOLS), ids=str)
+def test_contiguous_rows_wide_planes(op, dtype):
+    """NCHW planes pool by output rows, windows inside the row in vector passes of 64 outputs and the
+    clipped ones at both ends one by one: rows of 150 give several passes, a partial one and both edges."""
+    x = sample((2, 3, 7, 150), dtype, seed=13)
+    check(ROW_POOLS[op], x, exact=op.startswith("max"))
+    check(ROW_POOLS[op], x[:, :, 1:], exact=op.startswith("max"))  # rows a plane apart, planes not dense
+    check(ROW_POOLS[op], x[1], exact=op.startswith("max"))  # unbatched (C, H, W)
+
+
+@pytest.mark.parametrize("op", ["max_s1", "max_s2_ceil", "max_s3_dilation"])
+def test_contiguous_rows_nan(op):
+    """A NaN wins every window holding it, in the vector passes and at the clipped edges: its value and
+    index come back there (checked against the NaN positions, not CPU), elsewhere CPU's results."""
+    x = sample((1, 2, 5, 150), torch.float32, seed=14)
+    for h, w in ((0, 0), (2, 1), (2, 75), (4, 149), (1, 148)):
+        x[0, 1, h, w] = math.nan
+    values, indices = ROW_POOLS[op](x.npu())
+    values, indices = values.cpu(), indices.cpu()
+    holds_nan = ROW_POOLS[op](x.isnan().double())[0] > 0
+    assert torch.equal(values.isnan(), holds_nan) and holds_nan.any()
+    assert x.flatten(2).gather(2, indices.flatten(2))[holds_nan.flatten(2)].isnan().all()
+    expected, expected_idx = ROW_POOLS[op](x.nan_to_num(0.0))
+    assert torch.equal(values[~holds_nan], expected[~holds_nan])
+    assert torch.equal(indices[~holds_nan], expected_idx[~holds_nan])
