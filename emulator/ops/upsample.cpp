@@ -1,0 +1,93 @@
+#include "emulator/ops/upsample.h"
+
+#include <string>
+
+#include "emulator/acl_error.h"
+#include "emulator/op_args.h"
+#include "emulator/op_launch.h"
+#include "kernels/upsample/resample.h"
+
+namespace npu::emu {
+
+namespace {
+
+namespace kn = kernels;
+
+void require_same_dtype(const aclTensor* t, const char* name, const aclTensor* like, const char* like_name) {
+  if (t->dtype != like->dtype) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " has dtype " + model::dtype_name(t->dtype) + ", expected " +
+                                      like_name + "'s " + model::dtype_name(like->dtype));
+  }
+}
+
+std::vector<int64_t> sizes_of(const aclIntArray* array, std::size_t count, const char* name) {
+  std::vector<int64_t> v = int_values(array);
+  if (v.size() != count) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " must have " + std::to_string(count) + " entries, got " +
+                                      std::to_string(v.size()));
+  }
+  for (const int64_t s : v) {
+    if (s <= 0) fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " entries must be positive");
+  }
+  return v;
+}
+
+// The taps of every spatial dim, `input` and `output` holding the spatial sizes.
+kn::ResampleTaps taps_for(UpsampleMode mode, const std::vector<int64_t>& input, const std::vector<int64_t>& output,
+                          bool align_corners, const std::vector<double>& scales, model::DType dtype) {
+  if (scales.size() != input.size()) fail(ACLNN_ERR_PARAM_INVALID, "one scale per spatial dim expected");
+  kn::ResampleTaps taps;
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    taps.push_back(kn::upsample_taps(mode, input[i], output[i], align_corners, scales[i],
+                                     dtype == model::DType::Float64));
+  }
+  return taps;
+}
+
+}  // namespace
+
+TaskBody upsample_task(UpsampleMode mode, int64_t rank, const aclTensor* self, const aclIntArray* outputSize,
+                       bool alignCorners, const std::vector<double>& scales, aclTensor* out) {
+  const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
+  const auto r = static_cast<std::size_t>(rank);
+  const std::vector<int64_t> size = sizes_of(outputSize, r, "outputSize");
+  if (v[0].dim() != rank + 2) {
+    fail(ACLNN_ERR_PARAM_INVALID, "self must be " + std::to_string(rank + 2) + "-d (N, C, spatial), got shape " +
+                                      kn::shape_str(v[0].sizes));
+  }
+  require_same_dtype(out, "out", self, "self");
+  kn::Shape expected{v[0].sizes[0], v[0].sizes[1]};
+  std::vector<int64_t> input;
+  for (std::size_t i = 0; i < r; ++i) {
+    expected.push_back(size[i]);
+    input.push_back(v[0].sizes[2 + i]);
+  }
+  require_shape(out, expected, "out");
+  kn::ResampleTaps taps = taps_for(mode, input, size, alignCorners, scales, self->dtype);
+  return [v, taps = std::move(taps)] { kn::resample(v[0], v[1], taps); };
+}
+
+TaskBody upsample_backward_task(UpsampleMode mode, int64_t rank, const aclTensor* gradOut,
+                                const aclIntArray* outputSize, const aclIntArray* inputSize, bool alignCorners,
+                                const std::vector<double>& scales, aclTensor* gradInput) {
+  const auto v = require_views<2>({{{gradOut, "gradOut"}, {gradInput, "gradInput"}}});
+  const auto r = static_cast<std::size_t>(rank);
+  const std::vector<int64_t> size = sizes_of(outputSize, r, "outputSize");
+  const std::vector<int64_t> in = int_values(inputSize);
+  if (in.size() != r + 2) {
+    fail(ACLNN_ERR_PARAM_INVALID, "inputSize must have " + std::to_string(r + 2) + " entries (N, C, spatial)");
+  }
+  require_same_dtype(gradInput, "gradInput", gradOut, "gradOut");
+  require_shape(gradInput, kn::Shape(in.begin(), in.end()), "gradInput");
+  kn::Shape expected{in[0], in[1]};
+  for (const int64_t s : size) expected.push_back(s);
+  require_shape(gradOut, expected, "gradOut");
+  const std::vector<int64_t> input(in.begin() + 2, in.end());
+  for (const int64_t s : input) {
+    if (s <= 0) fail(ACLNN_ERR_PARAM_INVALID, "inputSize's spatial entries must be positive");
+  }
+  kn::ResampleTaps taps = taps_for(mode, input, size, alignCorners, scales, gradOut->dtype);
+  return [v, taps = std::move(taps)] { kn::resample_backward(v[0], v[1], taps, kn::Accumulate::ComputeType); };
+}
+
+}  // namespace npu::emu
