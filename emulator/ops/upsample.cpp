@@ -34,14 +34,37 @@ std::vector<int64_t> sizes_of(const aclIntArray* array, std::size_t count, const
 
 // The taps of every spatial dim, `input` and `output` holding the spatial sizes.
 kn::ResampleTaps taps_for(UpsampleMode mode, const std::vector<int64_t>& input, const std::vector<int64_t>& output,
-                          bool align_corners, const std::vector<double>& scales, model::DType dtype) {
+                          bool align_corners, const std::vector<double>& scales, model::DType weight_dtype) {
   if (scales.size() != input.size()) fail(ACLNN_ERR_PARAM_INVALID, "one scale per spatial dim expected");
   kn::ResampleTaps taps;
   for (std::size_t i = 0; i < input.size(); ++i) {
-    taps.push_back(kn::upsample_taps(mode, input[i], output[i], align_corners, scales[i],
-                                     dtype == model::DType::Float64));
+    taps.push_back(kn::upsample_taps(mode, input[i], output[i], align_corners, scales[i], weight_dtype));
   }
   return taps;
+}
+
+// Whether a 4-d view is channels-last contiguous (strides of size-1 dims ignored).
+bool channels_last(const kn::TensorView& v) {
+  const kn::Shape& d = v.sizes;
+  const int64_t expected[4] = {d[1] * d[2] * d[3], 1, d[3] * d[1], d[1]};
+  for (int i = 0; i < 4; ++i) {
+    if (d[i] != 1 && v.strides[i] != expected[i]) return false;
+  }
+  return true;
+}
+
+// The dtype the forward weights are kept in. CPU's bilinear2d forward runs
+// its vectorized kernel (weights in float) for channels-last inputs of more
+// than 3 channels and for small outputs (H + W <= 128), and its generic
+// kernel otherwise, which, as the linear, trilinear and bicubic forwards do,
+// keeps the weights in the tensor's dtype.
+model::DType forward_weight_dtype(UpsampleMode mode, const kn::TensorView& self, const std::vector<int64_t>& size) {
+  const bool reduced = self.dtype == model::DType::Float16 || self.dtype == model::DType::BFloat16;
+  if (reduced && mode == UpsampleMode::Linear && size.size() == 2 &&
+      ((channels_last(self) && self.sizes[1] > 3) || size[0] + size[1] <= 128)) {
+    return model::DType::Float32;
+  }
+  return self.dtype;
 }
 
 }  // namespace
@@ -63,7 +86,7 @@ TaskBody upsample_task(UpsampleMode mode, int64_t rank, const aclTensor* self, c
     input.push_back(v[0].sizes[2 + i]);
   }
   require_shape(out, expected, "out");
-  kn::ResampleTaps taps = taps_for(mode, input, size, alignCorners, scales, self->dtype);
+  kn::ResampleTaps taps = taps_for(mode, input, size, alignCorners, scales, forward_weight_dtype(mode, v[0], size));
   return [v, taps = std::move(taps)] { kn::resample(v[0], v[1], taps); };
 }
 
@@ -86,7 +109,9 @@ TaskBody upsample_backward_task(UpsampleMode mode, int64_t rank, const aclTensor
   for (const int64_t s : input) {
     if (s <= 0) fail(ACLNN_ERR_PARAM_INVALID, "inputSize's spatial entries must be positive");
   }
-  kn::ResampleTaps taps = taps_for(mode, input, size, alignCorners, scales, gradOut->dtype);
+  // CPU's backward keeps the weights in the compute type, unrounded.
+  const model::DType weights = gradOut->dtype == model::DType::Float64 ? model::DType::Float64 : model::DType::Float32;
+  kn::ResampleTaps taps = taps_for(mode, input, size, alignCorners, scales, weights);
   return [v, taps = std::move(taps)] { kn::resample_backward(v[0], v[1], taps, kn::Accumulate::ComputeType); };
 }
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include "kernels/core/dtype_dispatch.h"
+
 namespace npu::kernels {
 
 namespace {
@@ -58,7 +60,14 @@ DimTaps nearest(int64_t in, int64_t out, double scale, bool exact) {
   return t;
 }
 
-template <class A>
+// W: the type weights are stored in before use (A, or the tensor's reduced
+// float type: CPU's forward kernels keep their weights in the tensor's dtype).
+template <class A, class W>
+double stored(A v) {
+  return static_cast<double>(static_cast<A>(static_cast<W>(v)));
+}
+
+template <class A, class W>
 DimTaps linear(int64_t in, int64_t out, bool align_corners, double scale) {
   DimTaps t;
   const A ratio = linear_scale<A>(in, out, align_corners, scale);
@@ -72,8 +81,9 @@ DimTaps linear(int64_t in, int64_t out, bool align_corners, double scale) {
       A lambda1{};
       floor_and_fraction(source_position(ratio, o, align_corners, false), in, i0, lambda1);
       const int64_t i1 = i0 < in - 1 ? i0 + 1 : i0;
-      t.add(i0, static_cast<double>(A(1) - lambda1));
-      t.add(i1, static_cast<double>(lambda1));
+      const A lambda1_w = static_cast<A>(static_cast<W>(lambda1));
+      t.add(i0, stored<A, W>(A(1) - lambda1_w));
+      t.add(i1, static_cast<double>(lambda1_w));
     }
     t.close_output();
   }
@@ -90,7 +100,7 @@ A cubic_far(A x, A a) {
   return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
 }
 
-template <class A>
+template <class A, class W>
 DimTaps cubic(int64_t in, int64_t out, bool align_corners, double scale) {
   DimTaps t;
   const A ratio = linear_scale<A>(in, out, align_corners, scale);
@@ -102,7 +112,7 @@ DimTaps cubic(int64_t in, int64_t out, bool align_corners, double scale) {
     const A rest = A(1) - frac;
     const A w[4] = {cubic_far<A>(frac + A(1), a), cubic_near<A>(frac, a), cubic_near<A>(rest, a),
                     cubic_far<A>(rest + A(1), a)};
-    for (int64_t j = 0; j < 4; ++j) t.add(std::clamp<int64_t>(i - 1 + j, 0, in - 1), static_cast<double>(w[j]));
+    for (int64_t j = 0; j < 4; ++j) t.add(std::clamp<int64_t>(i - 1 + j, 0, in - 1), stored<A, W>(w[j]));
     t.close_output();
   }
   return t;
@@ -157,13 +167,13 @@ DimTaps antialiased(int64_t in, int64_t out, bool align_corners, double scale, b
   return t;
 }
 
-template <class A>
+template <class A, class W>
 DimTaps taps_in(UpsampleMode mode, int64_t in, int64_t out, bool align_corners, double scale) {
   switch (mode) {
     case UpsampleMode::Nearest: return nearest(in, out, scale, false);
     case UpsampleMode::NearestExact: return nearest(in, out, scale, true);
-    case UpsampleMode::Linear: return linear<A>(in, out, align_corners, scale);
-    case UpsampleMode::Cubic: return cubic<A>(in, out, align_corners, scale);
+    case UpsampleMode::Linear: return linear<A, W>(in, out, align_corners, scale);
+    case UpsampleMode::Cubic: return cubic<A, W>(in, out, align_corners, scale);
     case UpsampleMode::LinearAA: return antialiased<A>(in, out, align_corners, scale, false);
     case UpsampleMode::CubicAA: return antialiased<A>(in, out, align_corners, scale, true);
   }
@@ -184,13 +194,18 @@ const char* upsample_mode_name(UpsampleMode mode) {
   return "?";
 }
 
-DimTaps upsample_taps(UpsampleMode mode, int64_t in, int64_t out, bool align_corners, double scale, bool double_math) {
+DimTaps upsample_taps(UpsampleMode mode, int64_t in, int64_t out, bool align_corners, double scale,
+                      DType weight_dtype) {
   if (in <= 0 || out <= 0) {
     throw KernelError(std::string("upsample: input and output sizes must be positive, got ") + std::to_string(in) +
                       " and " + std::to_string(out));
   }
-  return double_math ? taps_in<double>(mode, in, out, align_corners, scale)
-                     : taps_in<float>(mode, in, out, align_corners, scale);
+  switch (weight_dtype) {
+    case DType::Float64: return taps_in<double, double>(mode, in, out, align_corners, scale);
+    case DType::Float16: return taps_in<float, half>(mode, in, out, align_corners, scale);
+    case DType::BFloat16: return taps_in<float, bfloat16>(mode, in, out, align_corners, scale);
+    default: return taps_in<float, float>(mode, in, out, align_corners, scale);
+  }
 }
 
 }  // namespace npu::kernels

@@ -3,7 +3,10 @@
 // `scale` is the scale factor the caller gave (output/input, as aten's
 // scales_*), <= 0 when none was given; it then is in/out. Index and weight
 // arithmetic follows PyTorch CPU's: float for nearest's index, the compute
-// type (float, or double when `double_math`) for the others.
+// type (double for a Float64 `weight_dtype`, float otherwise) for the others.
+// A Float16/BFloat16 `weight_dtype` rounds the linear and cubic weights to
+// it, as CPU's forward kernels store them; backward passes Float32 (CPU's
+// backward keeps them in float).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +26,7 @@ enum class UpsampleMode {
 
 const char* upsample_mode_name(UpsampleMode mode);
 
-DimTaps upsample_taps(UpsampleMode mode, int64_t in, int64_t out, bool align_corners, double scale, bool double_math);
+DimTaps upsample_taps(UpsampleMode mode, int64_t in, int64_t out, bool align_corners, double scale,
+                      DType weight_dtype);
 
 }  // namespace npu::kernels

@@ -106,6 +106,23 @@ def test_interpolate_channels_last(mode, rank, antialias):
     close(F.interpolate(xs.to("npu"), **kw), F.interpolate(xs, **kw), torch.float32)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("mode,shape,size", [("bilinear", (1, 2, 40, 50), (90, 70)),  # CPU's generic kernel
+                                             ("bilinear", (1, 2, 10, 12), (17, 9)),  # its vectorized one
+                                             ("bicubic", (1, 2, 40, 50), (90, 70)),
+                                             ("trilinear", (1, 2, 6, 7, 8), (9, 5, 11))])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_interpolate_reduced_float_weights(dtype, mode, shape, size, align_corners):
+    """Reduced floats: CPU's kernels keep their weights in float or in the dtype depending on the path."""
+    x = rand(shape, dtype)
+    for memory_format in (torch.contiguous_format, torch.channels_last):
+        if len(shape) == 5 and memory_format == torch.channels_last:
+            continue
+        xm = x.contiguous(memory_format=memory_format)
+        kw = {"size": size, "mode": mode, "align_corners": align_corners}
+        close(F.interpolate(xm.to("npu"), **kw), F.interpolate(xm, **kw), dtype)
+
+
 @pytest.mark.parametrize("mode,rank,antialias", MODES)
 def test_interpolate_gradcheck(mode, rank, antialias):
     shape = {1: (1, 2, 4), 2: (1, 2, 4, 3), 3: (1, 1, 3, 2, 3)}[rank]
