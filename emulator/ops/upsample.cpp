@@ -5,6 +5,7 @@
 #include "emulator/acl_error.h"
 #include "emulator/op_args.h"
 #include "emulator/op_launch.h"
+#include "kernels/upsample/grid_sampler.h"
 #include "kernels/upsample/resample.h"
 
 namespace npu::emu {
@@ -113,6 +114,36 @@ TaskBody upsample_backward_task(UpsampleMode mode, int64_t rank, const aclTensor
   const model::DType weights = gradOut->dtype == model::DType::Float64 ? model::DType::Float64 : model::DType::Float32;
   kn::ResampleTaps taps = taps_for(mode, input, size, alignCorners, scales, weights);
   return [v, taps = std::move(taps)] { kn::resample_backward(v[0], v[1], taps, kn::Accumulate::ComputeType); };
+}
+
+TaskBody grid_sampler_task(int64_t rank, const aclTensor* input, const aclTensor* grid, int64_t interpolationMode,
+                           int64_t paddingMode, bool alignCorners, aclTensor* out) {
+  const auto v = require_views<3>({{{input, "input"}, {grid, "grid"}, {out, "out"}}});
+  if (interpolationMode < 0 || interpolationMode > (rank == 2 ? 2 : 1)) {
+    fail(ACLNN_ERR_PARAM_INVALID, "interpolationMode must be 0 (bilinear), 1 (nearest)" +
+                                      std::string(rank == 2 ? " or 2 (bicubic)" : "") + ", got " +
+                                      std::to_string(interpolationMode));
+  }
+  if (paddingMode < 0 || paddingMode > 2) {
+    fail(ACLNN_ERR_PARAM_INVALID, "paddingMode must be 0 (zeros), 1 (border) or 2 (reflection), got " +
+                                      std::to_string(paddingMode));
+  }
+  if (v[0].dim() != rank + 2) {
+    fail(ACLNN_ERR_PARAM_INVALID, "input must be " + std::to_string(rank + 2) + "-d, got shape " +
+                                      kn::shape_str(v[0].sizes));
+  }
+  if (v[1].dim() != rank + 2 || v[1].sizes[0] != v[0].sizes[0] || v[1].sizes[rank + 1] != rank) {
+    fail(ACLNN_ERR_PARAM_INVALID, "grid must be (N, *out, " + std::to_string(rank) + ") with input's N, got shape " +
+                                      kn::shape_str(v[1].sizes));
+  }
+  require_same_dtype(grid, "grid", input, "input");
+  require_same_dtype(out, "out", input, "input");
+  kn::Shape expected{v[0].sizes[0], v[0].sizes[1]};
+  for (int64_t i = 1; i <= rank; ++i) expected.push_back(v[1].sizes[i]);
+  require_shape(out, expected, "out");
+  const auto mode = static_cast<kn::GridInterpolation>(interpolationMode);
+  const auto padding = static_cast<kn::GridPadding>(paddingMode);
+  return [v, mode, padding, alignCorners] { kn::grid_sample(v[0], v[1], v[2], mode, padding, alignCorners); };
 }
 
 }  // namespace npu::emu

@@ -22,4 +22,10 @@ TaskBody upsample_backward_task(UpsampleMode mode, int64_t rank, const aclTensor
                                 const aclIntArray* outputSize, const aclIntArray* inputSize, bool alignCorners,
                                 const std::vector<double>& scales, aclTensor* gradInput);
 
+// Grid sampling (kernels/upsample/grid_sampler.h), `rank` 2 or 3 spatial
+// dims; interpolationMode 0 bilinear, 1 nearest, 2 bicubic (2-d only);
+// paddingMode 0 zeros, 1 border, 2 reflection (aten's codes).
+TaskBody grid_sampler_task(int64_t rank, const aclTensor* input, const aclTensor* grid, int64_t interpolationMode,
+                           int64_t paddingMode, bool alignCorners, aclTensor* out);
+
 }  // namespace npu::emu

@@ -221,3 +221,29 @@ def test_max_unpool_unbatched_and_bad_index():
     bad[0, 0, 0] = 16
     with pytest.raises(RuntimeError, match="out of range"):
         F.max_unpool2d(y.to("npu"), bad.to("npu"), 2).cpu()
+
+
+# ---- grid sampling (forward) --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rank", [2, 3])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_matches_cpu(rank, mode, padding_mode, align_corners):
+    if rank == 3 and mode == "bicubic":
+        pytest.skip("bicubic grid sampling is 2-d only")
+    shape = (2, 3, 5, 7) if rank == 2 else (2, 3, 4, 5, 6)
+    grid_shape = (2, 6, 4, 2) if rank == 2 else (2, 3, 4, 2, 3)
+    for dtype in (torch.float32, torch.float64):
+        x = rand(shape, dtype)
+        grid = rand(grid_shape, dtype, seed=3) * 0.8  # some locations fall outside [-1, 1]
+        kw = {"mode": mode, "padding_mode": padding_mode, "align_corners": align_corners}
+        expected = F.grid_sample(x, grid, **kw)
+        close(F.grid_sample(x.to("npu"), grid.to("npu"), **kw), expected, dtype, scale=4.0)
+
+
+def test_grid_sample_reduced_float_is_not_native():
+    """CPU rounds every step of float16 grid sampling to float16: the npu leaves it to the fallback, by name."""
+    x, grid = torch.randn(1, 1, 3, 3, dtype=torch.float16), torch.zeros(1, 2, 2, 2, dtype=torch.float16)
+    with pytest.raises(NotImplementedError, match="grid_sampler_2d"):
+        F.grid_sample(x.to("npu"), grid.to("npu"), align_corners=False)
