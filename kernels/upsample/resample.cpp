@@ -82,33 +82,76 @@ void gather(const View5& x, const View5& y, const std::array<DimTaps, 3>& t) {
   });
 }
 
+// One dim's taps as element offsets into a view (index * stride) and
+// weights in the compute type, made once per launch.
+template <class A>
+struct DimOffsets {
+  std::vector<int64_t> start, offset;
+  std::vector<A> weight;
+  DimOffsets(const DimTaps& t, int64_t stride) : start(t.start) {
+    offset.reserve(t.index.size());
+    weight.reserve(t.weight.size());
+    for (std::size_t i = 0; i < t.index.size(); ++i) {
+      offset.push_back(t.index[i] * stride);
+      weight.push_back(static_cast<A>(t.weight[i]));
+    }
+  }
+};
+
 // Weighted sums, nested as CPU nests them: the innermost dim's taps are
-// summed first, each outer tap weighting the inner sum.
+// summed first, each outer tap weighting the inner sum. Planar operands
+// (one channel per task) take a scalar loop; channel groups (channels-last)
+// run their inner loops along the contiguous channels.
 template <class T>
 void interpolate(const View5& x, const View5& y, const std::array<DimTaps, 3>& t) {
   using A = opmath_t<T>;
   const int64_t xc = x.strides[1];
+  const DimOffsets<A> td(t[0], x.strides[2]), th(t[1], x.strides[3]), tw(t[2], x.strides[4]);
   pool::for_each_channel_group(y, [&](int64_t n, int64_t c0, int64_t count, auto yc) {
     const T* in = x.ptr<T>() + n * x.strides[0] + c0 * xc;
     T* out = y.ptr<T>() + pool::plane_offset(y, n, c0);
+    if (count == 1) {
+      for (int64_t od = 0; od < y.sizes[2]; ++od) {
+        for (int64_t oh = 0; oh < y.sizes[3]; ++oh) {
+          T* row = out + od * y.strides[2] + oh * y.strides[3];
+          for (int64_t ow = 0; ow < y.sizes[4]; ++ow) {
+            A sum_d(0);
+            for (int64_t a = td.start[od]; a < td.start[od + 1]; ++a) {
+              A sum_h(0);
+              for (int64_t b = th.start[oh]; b < th.start[oh + 1]; ++b) {
+                const T* src = in + td.offset[a] + th.offset[b];
+                A sum_w(0);
+                for (int64_t k = tw.start[ow]; k < tw.start[ow + 1]; ++k) {
+                  sum_w += tw.weight[k] * static_cast<A>(src[tw.offset[k]]);
+                }
+                sum_h += th.weight[b] * sum_w;
+              }
+              sum_d += td.weight[a] * sum_h;
+            }
+            row[ow * y.strides[4]] = static_cast<T>(sum_d);
+          }
+        }
+      }
+      return;
+    }
     std::array<A, pool::kGroup> sum_d, sum_h, sum_w;
     for (int64_t od = 0; od < y.sizes[2]; ++od) {
       for (int64_t oh = 0; oh < y.sizes[3]; ++oh) {
         for (int64_t ow = 0; ow < y.sizes[4]; ++ow) {
           std::fill_n(sum_d.begin(), count, A(0));
-          for (int64_t a = t[0].start[od]; a < t[0].start[od + 1]; ++a) {
+          for (int64_t a = td.start[od]; a < td.start[od + 1]; ++a) {
             std::fill_n(sum_h.begin(), count, A(0));
-            for (int64_t b = t[1].start[oh]; b < t[1].start[oh + 1]; ++b) {
+            for (int64_t b = th.start[oh]; b < th.start[oh + 1]; ++b) {
               std::fill_n(sum_w.begin(), count, A(0));
-              for (int64_t k = t[2].start[ow]; k < t[2].start[ow + 1]; ++k) {
-                const A w = static_cast<A>(t[2].weight[k]);
-                const T* src = in + pool::spatial_offset(x, t[0].index[a], t[1].index[b], t[2].index[k]);
+              for (int64_t k = tw.start[ow]; k < tw.start[ow + 1]; ++k) {
+                const A w = tw.weight[k];
+                const T* src = in + td.offset[a] + th.offset[b] + tw.offset[k];
                 for (int64_t c = 0; c < count; ++c) sum_w[c] += w * static_cast<A>(src[c * xc]);
               }
-              const A wh = static_cast<A>(t[1].weight[b]);
+              const A wh = th.weight[b];
               for (int64_t c = 0; c < count; ++c) sum_h[c] += wh * sum_w[c];
             }
-            const A wd = static_cast<A>(t[0].weight[a]);
+            const A wd = td.weight[a];
             for (int64_t c = 0; c < count; ++c) sum_d[c] += wd * sum_h[c];
           }
           T* dst = out + pool::spatial_offset(y, od, oh, ow);
