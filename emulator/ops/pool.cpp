@@ -8,6 +8,7 @@
 #include "emulator/acl_error.h"
 #include "emulator/op_args.h"
 #include "emulator/op_launch.h"
+#include "kernels/pool/max_unpool.h"
 #include "kernels/pool/pool.h"
 
 namespace npu::emu {
@@ -186,6 +187,31 @@ TaskBody adaptive_max_pool_backward_task(int64_t rank, const aclTensor* gradOutp
   require_shape(indices, pooled, "indices");
   require_indices(indices);
   return [v, rank] { kn::max_pool_backward(v[0], v[1], v[2], rank); };
+}
+
+TaskBody max_unpool_task(int64_t rank, const aclTensor* self, const aclTensor* indices, const aclIntArray* outputSize,
+                         const aclIntArray* stride, const aclIntArray* padding, aclTensor* out) {
+  const auto v = require_views<3>({{{self, "self"}, {indices, "indices"}, {out, "out"}}});
+  const std::vector<int64_t> size = output_size(rank, outputSize);
+  if (rank == 3) {
+    const std::vector<int64_t> s = int_values(stride), p = int_values(padding);
+    if (s.size() != 3 || p.size() != 3) fail(ACLNN_ERR_PARAM_INVALID, "stride and padding must have 3 entries");
+    for (const int64_t x : s) {
+      if (x <= 0) fail(ACLNN_ERR_PARAM_INVALID, "stride entries must be positive");
+    }
+  }
+  const int64_t nd = v[0].dim();
+  if (nd != rank + 1 && nd != rank + 2) {
+    fail(ACLNN_ERR_PARAM_INVALID, "self must be " + std::to_string(rank + 1) + "-d or " + std::to_string(rank + 2) +
+                                      "-d, got shape " + kn::shape_str(v[0].sizes));
+  }
+  require_shape(indices, v[0].sizes, "indices");
+  require_dtype(indices, "indices", "int64", [](model::DType d) { return d == model::DType::Int64; });
+  require_same_dtype(out, "out", self, "self");
+  Shape expected(v[0].sizes.begin(), v[0].sizes.end() - rank);
+  for (const int64_t s : size) expected.push_back(s);
+  require_shape(out, expected, "out");
+  return [v, rank] { kn::max_unpool(v[0], v[1], v[2], rank); };
 }
 
 }  // namespace npu::emu

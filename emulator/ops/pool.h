@@ -30,4 +30,10 @@ TaskBody adaptive_max_pool_task(int64_t rank, const aclTensor* self, const aclIn
 TaskBody adaptive_max_pool_backward_task(int64_t rank, const aclTensor* gradOutput, const aclTensor* self,
                                          const aclTensor* indices, aclTensor* gradInput);
 
+// Max unpooling (kernels/pool/max_unpool.h): out, (N, C, *outputSize) or
+// (C, *outputSize), zero but at the indices. 3-d unpooling's stride and
+// padding must hold 3 entries (stride > 0); they do not change the result.
+TaskBody max_unpool_task(int64_t rank, const aclTensor* self, const aclTensor* indices, const aclIntArray* outputSize,
+                         const aclIntArray* stride, const aclIntArray* padding, aclTensor* out);
+
 }  // namespace npu::emu

@@ -1,0 +1,104 @@
+// max_unpool2d / max_unpool3d (ops/table/pool.yaml, `impl:`): PyTorch gives
+// them no meta function; the checks and output layouts here are CPU's.
+#include <string>
+#include <vector>
+
+#include "dispatch/aclnn_capabilities.h"
+#include "dispatch/fallback/fallback_call.h"
+#include "dispatch/ops/op_runner.h"
+#include "dispatch/table/structured_call.h"
+
+namespace npu::ops {
+
+namespace caps = npu::table::caps;
+
+namespace {
+
+// The unpooled shape: self's leading dims, then output_size.
+std::vector<int64_t> unpooled_shape(const char* name, const at::Tensor& self, const at::Tensor& indices,
+                                    at::IntArrayRef output_size, int64_t rank) {
+  TORCH_CHECK(indices.scalar_type() == at::kLong, name, ": indices must be int64, got ", indices.scalar_type());
+  TORCH_CHECK(static_cast<int64_t>(output_size.size()) == rank, name, ": output_size must have ", rank,
+              " elements, got ", output_size.size());
+  const int64_t nd = self.dim();
+  TORCH_CHECK(nd == rank + 1 || nd == rank + 2, name, ": self must be ", rank + 1, "-d or ", rank + 2,
+              "-d, got ", nd, " dims");
+  TORCH_CHECK(self.sizes() == indices.sizes(), name, ": indices must have self's shape ", self.sizes(), ", got ",
+              indices.sizes());
+  for (int64_t i = 1; i < nd; ++i) {
+    TORCH_CHECK(self.size(i) > 0, name, ": self must have non-empty non-batch dims, got ", self.sizes());
+  }
+  for (const int64_t s : output_size) TORCH_CHECK(s > 0, name, ": output_size must be positive, got ", output_size);
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - rank);
+  shape.insert(shape.end(), output_size.begin(), output_size.end());
+  return shape;
+}
+
+void check_3d_args(at::IntArrayRef stride, at::IntArrayRef padding) {
+  TORCH_CHECK(stride.size() == 3, "max_unpool3d: stride must have 3 elements, got ", stride.size());
+  TORCH_CHECK(padding.size() == 3, "max_unpool3d: padding must have 3 elements, got ", padding.size());
+  for (const int64_t s : stride) TORCH_CHECK(s > 0, "max_unpool3d: stride must be positive, got ", stride);
+}
+
+at::MemoryFormat layout_of(const at::Tensor& self, int64_t rank) {
+  return rank == 2 && self.dim() == 4 ? self.suggest_memory_format() : at::MemoryFormat::Contiguous;
+}
+
+}  // namespace
+
+at::Tensor& max_unpool2d_out(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size,
+                             at::Tensor& out) {
+  const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
+  const auto shape = unpooled_shape("max_unpool2d", self, indices, size, 2);
+  if (!npu::run_native(caps::aclnnMaxUnpool2d, "max_unpool2d.out",
+                       npu::table::operand_dtypes(self.scalar_type(), self))) {
+    return npu::fallback_call<at::Tensor&>("max_unpool2d.out", self, indices, output_size, out);
+  }
+  TORCH_CHECK(out.dtype() == self.dtype(), "max_unpool2d: out must have self's dtype ", self.dtype());
+  out.resize_(shape, layout_of(self, 2));
+  if (out.numel() > 0) NPU_RUN(aclnnMaxUnpool2d, self, indices, size, out);
+  return out;
+}
+
+at::Tensor max_unpool2d(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size) {
+  const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
+  const auto shape = unpooled_shape("max_unpool2d", self, indices, size, 2);
+  if (!npu::run_native(caps::aclnnMaxUnpool2d, "max_unpool2d",
+                       npu::table::operand_dtypes(self.scalar_type(), self))) {
+    return npu::fallback_call<at::Tensor>("max_unpool2d", self, indices, output_size);
+  }
+  at::Tensor out = at::empty(shape, self.options().memory_format(layout_of(self, 2)));
+  if (out.numel() > 0) NPU_RUN(aclnnMaxUnpool2d, self, indices, size, out);
+  return out;
+}
+
+at::Tensor& max_unpool3d_out(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size,
+                             at::IntArrayRef stride, at::IntArrayRef padding, at::Tensor& out) {
+  const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
+  check_3d_args(stride, padding);
+  const auto shape = unpooled_shape("max_unpool3d", self, indices, size, 3);
+  if (!npu::run_native(caps::aclnnMaxUnpool3d, "max_unpool3d.out",
+                       npu::table::operand_dtypes(self.scalar_type(), self))) {
+    return npu::fallback_call<at::Tensor&>("max_unpool3d.out", self, indices, output_size, stride, padding, out);
+  }
+  TORCH_CHECK(out.dtype() == self.dtype(), "max_unpool3d: out must have self's dtype ", self.dtype());
+  out.resize_(shape, layout_of(self, 3));
+  if (out.numel() > 0) NPU_RUN(aclnnMaxUnpool3d, self, indices, size, stride, padding, out);
+  return out;
+}
+
+at::Tensor max_unpool3d(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size,
+                        at::IntArrayRef stride, at::IntArrayRef padding) {
+  const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
+  check_3d_args(stride, padding);
+  const auto shape = unpooled_shape("max_unpool3d", self, indices, size, 3);
+  if (!npu::run_native(caps::aclnnMaxUnpool3d, "max_unpool3d",
+                       npu::table::operand_dtypes(self.scalar_type(), self))) {
+    return npu::fallback_call<at::Tensor>("max_unpool3d", self, indices, output_size, stride, padding);
+  }
+  at::Tensor out = at::empty(shape, self.options().memory_format(layout_of(self, 3)));
+  if (out.numel() > 0) NPU_RUN(aclnnMaxUnpool3d, self, indices, size, stride, padding, out);
+  return out;
+}
+
+}  // namespace npu::ops

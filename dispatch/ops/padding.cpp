@@ -1,0 +1,173 @@
+// The padding schemas PyTorch gives no structured meta function
+// (ops/table/pad.yaml names each with `impl:`): reflection_pad2d forward and
+// the 2-d reflection and 2-d/3-d replication backwards. The argument checks
+// are CPU's (ATen's padding::check_valid_input, then the pad sizes); the
+// structured pads are generated from the table.
+#include <ATen/native/Padding.h>
+
+#include <string>
+#include <vector>
+
+#include "dispatch/aclnn_capabilities.h"
+#include "dispatch/fallback/fallback_call.h"
+#include "dispatch/ops/op_runner.h"
+#include "dispatch/table/structured_call.h"
+
+namespace npu::ops {
+
+namespace caps = npu::table::caps;
+
+namespace {
+
+// The padded shape of `self` (Rank trailing dims padded), checked as CPU
+// checks it; reflection pads must be below their dim's size.
+template <int Rank>
+std::vector<int64_t> padded_shape(const char* name, const at::Tensor& self, at::IntArrayRef padding, bool reflect) {
+  at::native::padding::check_valid_input<Rank>(self, padding);
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
+  const int64_t nd = self.dim();
+  for (int64_t i = 0; i < Rank; ++i) {
+    const int64_t dim = nd - 1 - i;  // padding lists the last dim first
+    const int64_t before = padding[2 * i], after = padding[2 * i + 1], in = self.size(dim);
+    if (reflect) {
+      TORCH_CHECK(before < in && after < in, name, ": padding (", before, ", ", after,
+                  ") must be below the size of dim ", dim, " of input ", self.sizes());
+    }
+    shape[dim] = in + before + after;
+    TORCH_CHECK(shape[dim] >= 1, name, ": input ", self.sizes(), " padded by ", padding,
+                " gives an empty dim ", dim);
+  }
+  return shape;
+}
+
+template <int Rank>
+void check_grad_output(const char* name, const at::Tensor& grad_output, const at::Tensor& self,
+                       at::IntArrayRef padding, bool reflect) {
+  const std::vector<int64_t> shape = padded_shape<Rank>(name, self, padding, reflect);
+  TORCH_CHECK(grad_output.sizes() == at::IntArrayRef(shape), name, ": grad_output must have shape ",
+              at::IntArrayRef(shape), ", got ", grad_output.sizes());
+}
+
+at::MemoryFormat layout_of(const at::Tensor& self) {
+  return self.dim() >= 4 ? self.suggest_memory_format() : at::MemoryFormat::Contiguous;
+}
+
+}  // namespace
+
+at::Tensor& reflection_pad2d_out(const at::Tensor& self, c10::SymIntArrayRef padding, at::Tensor& out) {
+  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
+  const auto shape = padded_shape<2>("reflection_pad2d", self, pad, true);
+  TORCH_CHECK(self.dtype() == out.dtype(), "reflection_pad2d: expected out of dtype ", self.dtype(), ", got ",
+              out.dtype());
+  if (!npu::run_native(caps::aclnnReflectionPad2d, "reflection_pad2d.out",
+                       npu::table::operand_dtypes(self.scalar_type(), self))) {
+    return npu::fallback_call<at::Tensor&>("reflection_pad2d.out", self, padding, out);
+  }
+  out.resize_(shape, layout_of(self));
+  if (out.numel() > 0) NPU_RUN(aclnnReflectionPad2d, self, pad, out);
+  return out;
+}
+
+at::Tensor reflection_pad2d(const at::Tensor& self, c10::SymIntArrayRef padding) {
+  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
+  const auto shape = padded_shape<2>("reflection_pad2d", self, pad, true);
+  if (!npu::run_native(caps::aclnnReflectionPad2d, "reflection_pad2d",
+                       npu::table::operand_dtypes(self.scalar_type(), self))) {
+    return npu::fallback_call<at::Tensor>("reflection_pad2d", self, padding);
+  }
+  at::Tensor out = at::empty(shape, self.options().memory_format(layout_of(self)));
+  if (out.numel() > 0) NPU_RUN(aclnnReflectionPad2d, self, pad, out);
+  return out;
+}
+
+namespace {
+
+// Checks a pad backward's arguments as CPU does; false when `cap` cannot run
+// it natively (the caller then falls back to CPU for `schema`).
+template <int Rank>
+bool pad_backward_native(const char* name, const char* schema, const npu::AclnnCapability& cap,
+                         const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef pad, bool reflect) {
+  check_grad_output<Rank>(name, grad_output, self, pad, reflect);
+  if (!npu::run_native(cap, schema, npu::table::operand_dtypes(self.scalar_type(), grad_output, self))) return false;
+  TORCH_CHECK(grad_output.dtype() == self.dtype(), name, ": grad_output must have self's dtype ", self.dtype());
+  return true;
+}
+
+}  // namespace
+
+at::Tensor& reflection_pad2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                          c10::SymIntArrayRef padding, at::Tensor& grad_input) {
+  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
+  if (!pad_backward_native<2>("reflection_pad2d_backward", "reflection_pad2d_backward.grad_input",
+                                    caps::aclnnReflectionPad2dBackward, grad_output, self, pad, true)) {
+    return npu::fallback_call<at::Tensor&>("reflection_pad2d_backward.grad_input", grad_output, self, padding,
+                                           grad_input);
+  }
+  grad_input.resize_(self.sizes(), layout_of(self));
+  if (grad_input.numel() > 0) NPU_RUN(aclnnReflectionPad2dBackward, grad_output, self, pad, grad_input);
+  return grad_input;
+}
+
+at::Tensor reflection_pad2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                     c10::SymIntArrayRef padding) {
+  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
+  if (!pad_backward_native<2>("reflection_pad2d_backward", "reflection_pad2d_backward",
+                                    caps::aclnnReflectionPad2dBackward, grad_output, self, pad, true)) {
+    return npu::fallback_call<at::Tensor>("reflection_pad2d_backward", grad_output, self, padding);
+  }
+  at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(layout_of(self)));
+  if (grad_input.numel() > 0) NPU_RUN(aclnnReflectionPad2dBackward, grad_output, self, pad, grad_input);
+  return grad_input;
+}
+
+at::Tensor& replication_pad2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                           c10::SymIntArrayRef padding, at::Tensor& grad_input) {
+  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
+  if (!pad_backward_native<2>("replication_pad2d_backward", "replication_pad2d_backward.grad_input",
+                                    caps::aclnnReplicationPad2dBackward, grad_output, self, pad, false)) {
+    return npu::fallback_call<at::Tensor&>("replication_pad2d_backward.grad_input", grad_output, self, padding,
+                                           grad_input);
+  }
+  grad_input.resize_(self.sizes(), layout_of(self));
+  if (grad_input.numel() > 0) NPU_RUN(aclnnReplicationPad2dBackward, grad_output, self, pad, grad_input);
+  return grad_input;
+}
+
+at::Tensor replication_pad2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                      c10::SymIntArrayRef padding) {
+  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
+  if (!pad_backward_native<2>("replication_pad2d_backward", "replication_pad2d_backward",
+                                    caps::aclnnReplicationPad2dBackward, grad_output, self, pad, false)) {
+    return npu::fallback_call<at::Tensor>("replication_pad2d_backward", grad_output, self, padding);
+  }
+  at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(layout_of(self)));
+  if (grad_input.numel() > 0) NPU_RUN(aclnnReplicationPad2dBackward, grad_output, self, pad, grad_input);
+  return grad_input;
+}
+
+at::Tensor& replication_pad3d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                           c10::SymIntArrayRef padding, at::Tensor& grad_input) {
+  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
+  if (!pad_backward_native<3>("replication_pad3d_backward", "replication_pad3d_backward.grad_input",
+                                    caps::aclnnReplicationPad3dBackward, grad_output, self, pad, false)) {
+    return npu::fallback_call<at::Tensor&>("replication_pad3d_backward.grad_input", grad_output, self, padding,
+                                           grad_input);
+  }
+  grad_input.resize_(self.sizes(), layout_of(self));
+  if (grad_input.numel() > 0) NPU_RUN(aclnnReplicationPad3dBackward, grad_output, self, pad, grad_input);
+  return grad_input;
+}
+
+at::Tensor replication_pad3d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                      c10::SymIntArrayRef padding) {
+  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
+  if (!pad_backward_native<3>("replication_pad3d_backward", "replication_pad3d_backward",
+                                    caps::aclnnReplicationPad3dBackward, grad_output, self, pad, false)) {
+    return npu::fallback_call<at::Tensor>("replication_pad3d_backward", grad_output, self, padding);
+  }
+  at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(layout_of(self)));
+  if (grad_input.numel() > 0) NPU_RUN(aclnnReplicationPad3dBackward, grad_output, self, pad, grad_input);
+  return grad_input;
+}
+
+}  // namespace npu::ops
