@@ -26,9 +26,11 @@ import torch
 
 import npu_emu  # noqa: F401  (activates the npu backend)
 from resnet import train_step as resnet18_train_step
+from train_steps import lstm_train_step, transformer_train_step
 
 LATENCY_TARGET = 1.5  # npu time / CPU time, small ops
 THROUGHPUT_TARGET = 0.8  # npu GB/s / CPU GB/s, large elementwise and reductions
+TRAIN_TARGET = 1.3  # npu time / CPU time, small transformer and LSTM training steps (issue 15)
 CONV_TARGET = 0.7  # npu GFLOP/s / CPU GFLOP/s, conv2d forward + backward on resnet18's layers
 RESNET_TARGET = 1.3  # npu time / CPU time, a ResNet-18 training step
 
@@ -277,6 +279,17 @@ def _optim_steps(device: str) -> dict[str, Callable[[], object]]:
     return steps
 
 
+def train_rows(quick: bool) -> list[Row]:
+    """A small transformer's and an LSTM's AdamW training step (bench/train_steps.py)."""
+    rows = []
+    for name, make in (("transformer_train", transformer_train_step), ("lstm_train", lstm_train_step)):
+        cpu_step, npu_step = make("cpu"), make("npu")
+        c = _time(cpu_step, "cpu", 2 if quick else 10) * 1e3
+        d = _time(npu_step, "npu", 2 if quick else 10) * 1e3
+        rows.append(Row("model", name, c, d, "ms/step", d / c, f"<= {TRAIN_TARGET}x"))
+    return rows
+
+
 def memcpy_bandwidth(n: int) -> float:
     src = torch.randn(n)
     dst = torch.empty(n)
@@ -317,6 +330,7 @@ def run(quick: bool) -> tuple[list[Row], float]:
     c = _time(cpu_step, "cpu", 1 if quick else 3) * 1e3
     d = _time(npu_step, "npu", 1 if quick else 3) * 1e3
     rows.append(Row("model", "resnet18_train", c, d, "ms/step", d / c, f"<= {RESNET_TARGET}x"))
+    rows += train_rows(quick)
     n = (1 << 22) if quick else (1 << 24)
     cpu_large, npu_large = _large_ops("cpu", n), _large_ops("npu", n)
     for name, (fn, nbytes) in cpu_large.items():
@@ -350,10 +364,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     parser.add_argument("--quick", action="store_true", help="fewer iterations, smaller tensors")
     parser.add_argument("--only-mid", action="store_true", help="only the mid-size (180K-element) rows")
+    parser.add_argument("--only-train", action="store_true", help="only the transformer and LSTM training rows")
     args = parser.parse_args(argv)
     torch.set_num_threads(torch.get_num_threads())
     if args.only_mid:
         rows, memcpy = mid_rows(args.quick), memcpy_bandwidth(MID_N)
+    elif args.only_train:
+        rows, memcpy = train_rows(args.quick), memcpy_bandwidth(MID_N)
     else:
         rows, memcpy = run(args.quick)
     print(f"{'kind':<11}{'op':<14}{'cpu':>10}{'npu':>10}  {'unit':<6}{'npu/cpu':>9}  target")
