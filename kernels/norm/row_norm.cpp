@@ -206,6 +206,32 @@ void require_same_shape(const std::string& op, const char* name, const TensorVie
   }
 }
 
+// The checks every backward entry makes before it reads anything: both
+// operands floating and of one shape. Returns the rows they are cut into.
+RowShape backward_rows(const std::string& op, const char* input_name, const char* grad_name,
+                       const TensorView& grad_out, const TensorView& input, int64_t normalized_dims) {
+  require_floating_operand(op, input_name, input);
+  require_floating_operand(op, grad_name, grad_out);
+  require_same_shape(op, grad_name, grad_out, input);
+  return row_shape(op, input, normalized_dims);
+}
+
+// Writes the input gradient when it is wanted (grad_input not null); rows(dx)
+// fills the contiguous compute-type rows dx.
+template <class T, class Rows>
+void write_grad_input(const std::string& op, const char* name, const TensorView* grad_input, const TensorView& input,
+                      DType acc, Rows&& rows) {
+  if (grad_input == nullptr) return;
+  require_same_shape(op, name, *grad_input, input);
+  write_contiguous(*grad_input, acc, [&](const TensorView& dx) { rows(dx.ptr<T>()); });
+}
+
+void require_row_elements(const std::string& op, const char* name, const TensorView* t, int64_t n) {
+  if (t != nullptr && t->numel() != n) {
+    throw KernelError(op + ": " + name + " must have " + std::to_string(n) + " elements");
+  }
+}
+
 }  // namespace
 
 void layer_norm(const TensorView& output, const TensorView& input, const LayerNormForward& a) {
@@ -232,10 +258,7 @@ void layer_norm(const TensorView& output, const TensorView& input, const LayerNo
 
 void layer_norm_backward(const TensorView& grad_out, const TensorView& input, const LayerNormBackward& a) {
   const std::string op = "layer_norm_backward";
-  require_floating_operand(op, "input", input);
-  require_floating_operand(op, "gradOut", grad_out);
-  require_same_shape(op, "gradOut", grad_out, input);
-  const RowShape s = row_shape(op, input, a.normalized_dims);
+  const RowShape s = backward_rows(op, "input", "gradOut", grad_out, input, a.normalized_dims);
   const DType acc = compute_dtype_of(input.dtype);
   by_compute_type(acc, [&](auto zero) {
     using T = decltype(zero);
@@ -245,23 +268,16 @@ void layer_norm_backward(const TensorView& grad_out, const TensorView& input, co
     StagedRows x, g;
     stage(x, input, acc);
     stage(g, grad_out, acc);
-    if (a.grad_input != nullptr) {
-      require_same_shape(op, "gradInput", *a.grad_input, input);
-      write_contiguous(*a.grad_input, acc, [&](const TensorView& dx) {
-        layer_norm_backward_rows(dx.ptr<T>(), g.rows.ptr<T>(), x.rows.ptr<T>(), s, w, mean, rstd);
-      });
-    }
+    write_grad_input<T>(op, "gradInput", a.grad_input, input, acc, [&](T* dx) {
+      layer_norm_backward_rows(dx, g.rows.ptr<T>(), x.rows.ptr<T>(), s, w, mean, rstd);
+    });
     if (a.grad_weight == nullptr && a.grad_bias == nullptr) return;
     std::vector<double> dw(a.grad_weight != nullptr ? s.n : 0, 0.0);
     std::vector<double> db(a.grad_bias != nullptr ? s.n : 0, 0.0);
     affine_grads(g.rows.ptr<T>(), x.rows.ptr<T>(), s, &mean, rstd, a.grad_weight != nullptr ? &dw : nullptr,
                  a.grad_bias != nullptr ? &db : nullptr);
-    if (a.grad_weight != nullptr && a.grad_weight->numel() != s.n) {
-      throw KernelError(op + ": gradWeight must have " + std::to_string(s.n) + " elements");
-    }
-    if (a.grad_bias != nullptr && a.grad_bias->numel() != s.n) {
-      throw KernelError(op + ": gradBias must have " + std::to_string(s.n) + " elements");
-    }
+    require_row_elements(op, "gradWeight", a.grad_weight, s.n);
+    require_row_elements(op, "gradBias", a.grad_bias, s.n);
     store_values(a.grad_weight, dw);
     store_values(a.grad_bias, db);
   });
@@ -288,10 +304,7 @@ void rms_norm(const TensorView& output, const TensorView& input, const RmsNormFo
 
 void rms_norm_backward(const TensorView& grad_out, const TensorView& input, const RmsNormBackward& a) {
   const std::string op = "rms_norm_grad";
-  require_floating_operand(op, "x", input);
-  require_floating_operand(op, "dy", grad_out);
-  require_same_shape(op, "dy", grad_out, input);
-  const RowShape s = row_shape(op, input, a.normalized_dims);
+  const RowShape s = backward_rows(op, "x", "dy", grad_out, input, a.normalized_dims);
   const DType acc = compute_dtype_of(input.dtype);
   by_compute_type(acc, [&](auto zero) {
     using T = decltype(zero);
@@ -300,14 +313,11 @@ void rms_norm_backward(const TensorView& grad_out, const TensorView& input, cons
     StagedRows x, g;
     stage(x, input, acc);
     stage(g, grad_out, acc);
-    if (a.grad_input != nullptr) {
-      require_same_shape(op, "dxOut", *a.grad_input, input);
-      write_contiguous(*a.grad_input, acc, [&](const TensorView& dx) {
-        rms_norm_backward_rows(dx.ptr<T>(), g.rows.ptr<T>(), x.rows.ptr<T>(), s, w, rstd);
-      });
-    }
+    write_grad_input<T>(op, "dxOut", a.grad_input, input, acc, [&](T* dx) {
+      rms_norm_backward_rows(dx, g.rows.ptr<T>(), x.rows.ptr<T>(), s, w, rstd);
+    });
     if (a.grad_weight == nullptr) return;
-    if (a.grad_weight->numel() != s.n) throw KernelError(op + ": dgammaOut must have " + std::to_string(s.n) + " elements");
+    require_row_elements(op, "dgammaOut", a.grad_weight, s.n);
     std::vector<double> dw(s.n, 0.0);
     affine_grads<T>(g.rows.ptr<T>(), x.rows.ptr<T>(), s, nullptr, rstd, &dw, nullptr);
     store_values(a.grad_weight, dw);
