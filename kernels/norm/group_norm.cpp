@@ -89,15 +89,10 @@ void backward_input(T* dx, const T* g, const T* x, const GroupNormShape& s, cons
         ds_g += ds[n * s.c + g0 + k] * static_cast<double>(w[g0 + k]);
         db_g += db[n * s.c + g0 + k] * static_cast<double>(w[g0 + k]);
       }
-      // dx = rstd * w * g + c2 * x + c3: c2 and c3 carry the gradient
-      // through the group's mean and variance.
       const double a = static_cast<double>(rstd[i]);
-      const double mu = static_cast<double>(mean[i]);
-      const double inv = 1.0 / static_cast<double>(block);
-      const double c2 = (db_g * mu - ds_g) * a * a * a * inv;
-      const double c3 = -c2 * mu - db_g * a * inv;
-      const T c2t = static_cast<T>(c2);
-      const T c3t = static_cast<T>(c3);
+      const CenteredGrad k = centered_grad(ds_g, db_g, a, static_cast<double>(mean[i]), block);
+      const T c2t = static_cast<T>(k.scale);
+      const T c3t = static_cast<T>(k.shift);
       for (int64_t k = 0; k < d; ++k) {
         const T c1 = static_cast<T>(a * static_cast<double>(w[g0 + k]));
         const int64_t off = i * block + k * s.hxw;

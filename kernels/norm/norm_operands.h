@@ -72,6 +72,20 @@ std::array<double, K> lane_sums(int64_t n, F&& f) {
   return total;
 }
 
+// dx = rstd * w * g + scale * x + shift for a normalized set of `count`
+// elements: scale and shift carry the gradient through its mean and
+// variance, given ds = sum(g * w * x) and db = sum(g * w) over the set.
+struct CenteredGrad {
+  double scale;
+  double shift;
+};
+
+inline CenteredGrad centered_grad(double ds, double db, double rstd, double mean, int64_t count) {
+  const double inv = 1.0 / static_cast<double>(count);
+  const double scale = (db * mean - ds) * rstd * rstd * rstd * inv;
+  return {scale, -scale * mean - db * rstd * inv};
+}
+
 // The mean and the (biased) variance of n contiguous elements: sums in
 // double, two passes; both rounded to T, the compute type CPU keeps them in.
 // No elements: mean 0 (an empty sum) and variance NaN (0 / 0).

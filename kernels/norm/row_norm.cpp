@@ -126,16 +126,11 @@ void layer_norm_backward_rows(T* dx, const T* g, const T* x, const RowShape& s, 
         ds = sums[0];
         db = sums[1];
       }
-      // dx = rstd * g * w + b * x + c, where b and c fold the gradient
-      // through the row's mean and variance.
       const double a = static_cast<double>(rstd[r]);
-      const double mu = static_cast<double>(mean[r]);
-      const double inv_n = 1.0 / static_cast<double>(n);
-      const double bd = (db * mu - ds) * a * a * a * inv_n;
-      const double cd = -bd * mu - db * a * inv_n;
+      const CenteredGrad k = centered_grad(ds, db, a, static_cast<double>(mean[r]), n);
       const T at = static_cast<T>(a);
-      const T bt = static_cast<T>(bd);
-      const T ct = static_cast<T>(cd);
+      const T bt = static_cast<T>(k.scale);
+      const T ct = static_cast<T>(k.shift);
       T* out = dx + r * n;
       if constexpr (std::is_same_v<T, float>) {
         input_grad_row(out, gr, xr, wp, n, at, bt, ct);
