@@ -123,6 +123,43 @@ void require_param_shape(const aclTensor* t, const std::vector<int64_t>& shape, 
   }
 }
 
+// A backward's input and incoming gradient: both floating, of one shape.
+void require_grad_of(const aclTensor* grad, const char* grad_name, const aclTensor* input, const char* input_name) {
+  require_floating_input(input, input_name);
+  require_floating_input(grad, grad_name);
+  require_shape(grad, input->view_dims, grad_name);
+}
+
+// The mean and rstd a backward reads: both given, `count` elements each.
+void require_saved_stats(const aclTensor* mean, const aclTensor* rstd, int64_t count) {
+  require_tensor(mean, "mean");
+  require_tensor(rstd, "rstd");
+  require_numel(mean, count, "mean");
+  require_numel(rstd, count, "rstd");
+}
+
+// The views of a backward's three gradient outputs: absent where not wanted.
+using GradViews = std::array<std::optional<kn::TensorView>, 3>;
+GradViews wanted_views(const std::array<bool, 3>& want, const std::array<const aclTensor*, 3>& outs) {
+  GradViews views;
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (want[i]) views[i] = optional_view(outs[i]);
+  }
+  return views;
+}
+
+// The operands the layer and group norm backward kernels take alike.
+template <class Args>
+void set_saved_and_grads(Args& a, const kn::TensorView& mean, const kn::TensorView& rstd,
+                         const std::optional<kn::TensorView>& weight, const GradViews& grads) {
+  a.mean = &mean;
+  a.rstd = &rstd;
+  a.weight = ptr(weight);
+  a.grad_input = ptr(grads[0]);
+  a.grad_weight = ptr(grads[1]);
+  a.grad_bias = ptr(grads[2]);
+}
+
 }  // namespace
 
 TaskBody batch_norm_task(const aclTensor* input, const aclTensor* weight, const aclTensor* bias,
@@ -179,20 +216,8 @@ TaskBody batch_norm_backward_task(const aclTensor* gradOut, const aclTensor* inp
     require_channels(runningMean, c, "runningMean");
     require_channels(runningVar, c, "runningVar");
   }
-  bool want[3] = {gradInput != nullptr, gradWeight != nullptr, gradBias != nullptr};
-  if (outputMask != nullptr) {
-    if (outputMask->values.size() != 3) {
-      fail(ACLNN_ERR_PARAM_INVALID, "outputMask must have 3 elements, got " + std::to_string(outputMask->values.size()));
-    }
-    const char* names[3] = {"gradInput", "gradWeight", "gradBias"};
-    aclTensor* outs[3] = {gradInput, gradWeight, gradBias};
-    for (int i = 0; i < 3; ++i) {
-      if (outputMask->values[i] && outs[i] == nullptr) {
-        fail(ACLNN_ERR_PARAM_NULLPTR, std::string(names[i]) + " is null but outputMask asks for it");
-      }
-      want[i] = outputMask->values[i];
-    }
-  }
+  const std::array<bool, 3> want =
+      wanted_outputs(outputMask, {gradInput, gradWeight, gradBias}, {"gradInput", "gradWeight", "gradBias"});
   if (want[0]) require_shape(gradInput, input->view_dims, "gradInput");
   if (want[1]) require_channels(gradWeight, c, "gradWeight");
   if (want[2]) require_channels(gradBias, c, "gradBias");
@@ -247,18 +272,13 @@ TaskBody layer_norm_backward_task(const aclTensor* gradOut, const aclTensor* inp
                                   const aclIntArray* normalizedShape, const aclTensor* mean, const aclTensor* rstd,
                                   const aclTensor* weight, const aclTensor* bias, const aclBoolArray* outputMask,
                                   aclTensor* gradInput, aclTensor* gradWeight, aclTensor* gradBias) {
-  require_floating_input(input, "input");
-  require_floating_input(gradOut, "gradOut");
-  require_shape(gradOut, input->view_dims, "gradOut");
+  require_grad_of(gradOut, "gradOut", input, "input");
   if (normalizedShape == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "normalizedShape must not be null");
   const std::vector<int64_t> shape = int_values(normalizedShape);
   const int64_t k = normalized_dims(input, shape, "normalizedShape");
   const kn::Shape& dims = input->view_dims;
   const int64_t rows = product(dims, 0, dims.size() - k);
-  require_tensor(mean, "mean");
-  require_tensor(rstd, "rstd");
-  require_numel(mean, rows, "mean");
-  require_numel(rstd, rows, "rstd");
+  require_saved_stats(mean, rstd, rows);
   require_param_shape(weight, shape, "weightOptional");
   require_param_shape(bias, shape, "biasOptional");
   const std::array<bool, 3> want =
@@ -267,17 +287,10 @@ TaskBody layer_norm_backward_task(const aclTensor* gradOut, const aclTensor* inp
   if (want[1]) require_param_shape(gradWeight, shape, "gradWeightOut");
   if (want[2]) require_param_shape(gradBias, shape, "gradBiasOut");
   return [g = gradOut->view(), in = input->view(), m = mean->view(), r = rstd->view(), w = optional_view(weight),
-          gi = want[0] ? optional_view(gradInput) : std::nullopt,
-          gw = want[1] ? optional_view(gradWeight) : std::nullopt,
-          gb = want[2] ? optional_view(gradBias) : std::nullopt, k] {
+          grads = wanted_views(want, {gradInput, gradWeight, gradBias}), k] {
     kn::LayerNormBackward a;
     a.normalized_dims = k;
-    a.mean = &m;
-    a.rstd = &r;
-    a.weight = ptr(w);
-    a.grad_input = ptr(gi);
-    a.grad_weight = ptr(gw);
-    a.grad_bias = ptr(gb);
+    set_saved_and_grads(a, m, r, w, grads);
     kn::layer_norm_backward(g, in, a);
   };
 }
@@ -332,14 +345,9 @@ TaskBody group_norm_backward_task(const aclTensor* gradOut, const aclTensor* inp
                                   const aclTensor* rstd, const aclTensor* gamma, int64_t n, int64_t c, int64_t hxw,
                                   int64_t group, const aclBoolArray* outputMask, aclTensor* gradInput,
                                   aclTensor* gradGamma, aclTensor* gradBeta) {
-  require_floating_input(input, "input");
-  require_floating_input(gradOut, "gradOut");
-  require_shape(gradOut, input->view_dims, "gradOut");
+  require_grad_of(gradOut, "gradOut", input, "input");
   const kn::GroupNormShape shape = group_shape(input, n, c, hxw, group);
-  require_tensor(mean, "mean");
-  require_tensor(rstd, "rstd");
-  require_numel(mean, n * group, "mean");
-  require_numel(rstd, n * group, "rstd");
+  require_saved_stats(mean, rstd, n * group);
   require_channels(gamma, c, "gamma");
   const std::array<bool, 3> want =
       wanted_outputs(outputMask, {gradInput, gradGamma, gradBeta}, {"gradInput", "gradGammaOut", "gradBetaOut"});
@@ -347,17 +355,10 @@ TaskBody group_norm_backward_task(const aclTensor* gradOut, const aclTensor* inp
   if (want[1]) require_channels(gradGamma, c, "gradGammaOut");
   if (want[2]) require_channels(gradBeta, c, "gradBetaOut");
   return [g = gradOut->view(), in = input->view(), m = mean->view(), r = rstd->view(), w = optional_view(gamma),
-          gi = want[0] ? optional_view(gradInput) : std::nullopt,
-          gw = want[1] ? optional_view(gradGamma) : std::nullopt,
-          gb = want[2] ? optional_view(gradBeta) : std::nullopt, shape] {
+          grads = wanted_views(want, {gradInput, gradGamma, gradBeta}), shape] {
     kn::GroupNormBackward a;
     a.shape = shape;
-    a.mean = &m;
-    a.rstd = &r;
-    a.weight = ptr(w);
-    a.grad_input = ptr(gi);
-    a.grad_weight = ptr(gw);
-    a.grad_bias = ptr(gb);
+    set_saved_and_grads(a, m, r, w, grads);
     kn::group_norm_backward(g, in, a);
   };
 }
@@ -398,9 +399,7 @@ TaskBody rms_norm_task(const aclTensor* x, const aclTensor* gamma, double epsilo
 
 TaskBody rms_norm_grad_task(const aclTensor* dy, const aclTensor* x, const aclTensor* rstd, const aclTensor* gamma,
                             const aclTensor* dxOut, const aclTensor* dgammaOut) {
-  require_floating_input(x, "x");
-  require_floating_input(dy, "dy");
-  require_shape(dy, x->view_dims, "dy");
+  require_grad_of(dy, "dy", x, "x");
   const int64_t k = rms_dims(x, gamma);
   require_tensor(rstd, "rstd");
   require_numel(rstd, leading_rows(x, k), "rstd");
