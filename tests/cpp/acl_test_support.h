@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,29 @@
 #include "acl/aclnn_copy.h"
 
 namespace acl_test {
+
+// Owners of the aclnn argument objects tests create: each is destroyed with
+// its aclDestroy* call, also when a REQUIRE fails half way.
+struct AclDeleter {
+  void operator()(aclTensor* t) const { aclDestroyTensor(t); }
+  void operator()(aclIntArray* a) const { aclDestroyIntArray(a); }
+  void operator()(aclTensorList* l) const { aclDestroyTensorList(l); }
+  void operator()(aclScalarList* l) const { aclDestroyScalarList(l); }
+};
+using TensorPtr = std::unique_ptr<aclTensor, AclDeleter>;
+using IntArrayPtr = std::unique_ptr<aclIntArray, AclDeleter>;
+using TensorListPtr = std::unique_ptr<aclTensorList, AclDeleter>;
+using ScalarListPtr = std::unique_ptr<aclScalarList, AclDeleter>;
+
+// A contiguous ND description of `data` with the shape `dims`.
+inline TensorPtr make_tensor(void* data, std::vector<int64_t> dims, aclDataType dtype = ACL_FLOAT) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
+  return TensorPtr(aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, ACL_FORMAT_ND, dims.data(),
+                                   dims.size(), data));
+}
+
+inline IntArrayPtr int_array(std::vector<int64_t> v) { return IntArrayPtr(aclCreateIntArray(v.data(), v.size())); }
 
 // aclGetRecentErrMsg consumes the message; "" when there is none.
 inline std::string recent_error() {

@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "acl/acl_rt.h"
@@ -14,27 +13,20 @@
 
 using acl_test::DeviceBuffer;
 using acl_test::require_refused;
+using acl_test::ScalarListPtr;
+using acl_test::TensorListPtr;
 
 namespace {
 
-struct ListDeleter {
-  void operator()(aclTensorList* l) const { aclDestroyTensorList(l); }
-};
-using ListPtr = std::unique_ptr<aclTensorList, ListDeleter>;
-struct ScalarListDeleter {
-  void operator()(aclScalarList* l) const { aclDestroyScalarList(l); }
-};
-using ScalarListPtr = std::unique_ptr<aclScalarList, ScalarListDeleter>;
-
 // A list of contiguous 1-D tensors of `sizes` elements over `buffers`; the list owns the descriptions.
-ListPtr make_list(const std::vector<DeviceBuffer*>& buffers, const std::vector<int64_t>& sizes,
+TensorListPtr make_list(const std::vector<DeviceBuffer*>& buffers, const std::vector<int64_t>& sizes,
                   aclDataType dtype = ACL_FLOAT) {
   std::vector<const aclTensor*> tensors;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     int64_t n = sizes[i];
     tensors.push_back(aclCreateTensor(&n, 1, dtype, nullptr, 0, ACL_FORMAT_ND, &n, 1, buffers[i]->get()));
   }
-  return ListPtr(aclCreateTensorList(tensors.data(), tensors.size()));
+  return TensorListPtr(aclCreateTensorList(tensors.data(), tensors.size()));
 }
 
 ScalarListPtr make_scalars(const std::vector<double>& values) {
@@ -52,8 +44,8 @@ TEST_CASE("aclnnForeachMulScalarList scales every tensor of a list in one launch
   const std::vector<float> a0{1, 2, 3}, b0{4, 5};
   REQUIRE(aclrtMemcpy(a.get(), a.bytes(), a0.data(), a.bytes(), ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
   REQUIRE(aclrtMemcpy(b.get(), b.bytes(), b0.data(), b.bytes(), ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
-  const ListPtr x = make_list({&a, &b}, {3, 2});
-  const ListPtr out = make_list({&a, &b}, {3, 2});
+  const TensorListPtr x = make_list({&a, &b}, {3, 2});
+  const TensorListPtr out = make_list({&a, &b}, {3, 2});
   const ScalarListPtr scalars = make_scalars({2.0, -0.5});
   uint64_t ws = 0;
   aclOpExecutor* ex = nullptr;
@@ -66,10 +58,10 @@ TEST_CASE("aclnnForeachMulScalarList scales every tensor of a list in one launch
 TEST_CASE("foreach entries refuse bad lists by name", "[foreach][validation]") {
   acl_test::use_device0();
   DeviceBuffer a(64), b(64), c(64);
-  const ListPtr two = make_list({&a, &b}, {3, 2});
-  const ListPtr one = make_list({&a}, {3});
-  const ListPtr other_shape = make_list({&a, &c}, {3, 4});
-  const ListPtr ints = make_list({&a, &b}, {3, 2}, ACL_INT32);
+  const TensorListPtr two = make_list({&a, &b}, {3, 2});
+  const TensorListPtr one = make_list({&a}, {3});
+  const TensorListPtr other_shape = make_list({&a, &c}, {3, 4});
+  const TensorListPtr ints = make_list({&a, &b}, {3, 2}, ACL_INT32);
   const ScalarListPtr three = make_scalars({1.0, 2.0, 3.0});
   acl_test::ScalarHandle alpha(1.0);
 

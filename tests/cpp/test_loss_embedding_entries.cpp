@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "acl/acl_rt.h"
@@ -13,35 +12,21 @@
 #include "acl_test_support.h"
 
 using acl_test::DeviceBuffer;
+using acl_test::make_tensor;
 using acl_test::require_refused;
-
-namespace {
-
-struct TensorDeleter {
-  void operator()(aclTensor* t) const { aclDestroyTensor(t); }
-};
-using TensorPtr = std::unique_ptr<aclTensor, TensorDeleter>;
-
-TensorPtr make(void* data, std::vector<int64_t> dims, aclDataType dtype) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
-  return TensorPtr(aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, ACL_FORMAT_ND, dims.data(),
-                                   dims.size(), data));
-}
-
-}  // namespace
+using acl_test::TensorPtr;
 
 TEST_CASE("loss and embedding entries refuse bad arguments by name", "[validation][loss][embedding]") {
   acl_test::use_device0();
   DeviceBuffer a(1024), b(1024), c(1024), d(1024);
-  const TensorPtr x = make(a.get(), {4, 3}, ACL_FLOAT);
-  const TensorPtr y = make(b.get(), {4, 3}, ACL_FLOAT);
-  const TensorPtr y5 = make(b.get(), {5}, ACL_FLOAT);
-  const TensorPtr scalar = make(c.get(), {}, ACL_FLOAT);
-  const TensorPtr t4 = make(d.get(), {4}, ACL_INT64);
-  const TensorPtr t43f = make(d.get(), {4, 3}, ACL_FLOAT);
-  const TensorPtr v3 = make(c.get(), {3}, ACL_FLOAT);
-  const TensorPtr w52 = make(c.get(), {5, 2}, ACL_FLOAT);
+  const TensorPtr x = make_tensor(a.get(), {4, 3}, ACL_FLOAT);
+  const TensorPtr y = make_tensor(b.get(), {4, 3}, ACL_FLOAT);
+  const TensorPtr y5 = make_tensor(b.get(), {5}, ACL_FLOAT);
+  const TensorPtr scalar = make_tensor(c.get(), {}, ACL_FLOAT);
+  const TensorPtr t4 = make_tensor(d.get(), {4}, ACL_INT64);
+  const TensorPtr t43f = make_tensor(d.get(), {4, 3}, ACL_FLOAT);
+  const TensorPtr v3 = make_tensor(c.get(), {3}, ACL_FLOAT);
+  const TensorPtr w52 = make_tensor(c.get(), {5, 2}, ACL_FLOAT);
 
   require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
     return aclnnMseLossGetWorkspaceSize(x.get(), y.get(), 5, scalar.get(), ws, ex);

@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "acl/acl_rt.h"
@@ -14,44 +13,25 @@
 #include "acl_test_support.h"
 
 using acl_test::DeviceBuffer;
+using acl_test::int_array;
+using acl_test::IntArrayPtr;
+using acl_test::make_tensor;
 using acl_test::require_refused;
-
-namespace {
-
-struct TensorDeleter {
-  void operator()(aclTensor* t) const { aclDestroyTensor(t); }
-};
-using TensorPtr = std::unique_ptr<aclTensor, TensorDeleter>;
-
-struct IntArrayDeleter {
-  void operator()(aclIntArray* a) const { aclDestroyIntArray(a); }
-};
-using IntArrayPtr = std::unique_ptr<aclIntArray, IntArrayDeleter>;
-
-TensorPtr make(void* data, std::vector<int64_t> dims, aclDataType dtype = ACL_FLOAT) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
-  return TensorPtr(aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, ACL_FORMAT_ND, dims.data(),
-                                   dims.size(), data));
-}
-
-IntArrayPtr ints(std::vector<int64_t> v) { return IntArrayPtr(aclCreateIntArray(v.data(), v.size())); }
-
-}  // namespace
+using acl_test::TensorPtr;
 
 TEST_CASE("layer, group and RMS norm entries refuse bad arguments by name", "[validation]") {
   acl_test::use_device0();
   DeviceBuffer a(1024), b(1024), c(1024), d(1024), e(1024);
-  const TensorPtr x = make(a.get(), {4, 6});
-  const TensorPtr y = make(b.get(), {4, 6});
-  const TensorPtr w6 = make(c.get(), {6});
-  const TensorPtr w5 = make(c.get(), {5});
-  const TensorPtr stats4 = make(d.get(), {4, 1});
-  const TensorPtr stats3 = make(d.get(), {3, 1});
-  const TensorPtr stats4b = make(e.get(), {4, 1});
-  const TensorPtr ints4 = make(a.get(), {4, 6}, ACL_INT32);
-  const IntArrayPtr last = ints({6});
-  const IntArrayPtr wrong = ints({4});
+  const TensorPtr x = make_tensor(a.get(), {4, 6});
+  const TensorPtr y = make_tensor(b.get(), {4, 6});
+  const TensorPtr w6 = make_tensor(c.get(), {6});
+  const TensorPtr w5 = make_tensor(c.get(), {5});
+  const TensorPtr stats4 = make_tensor(d.get(), {4, 1});
+  const TensorPtr stats3 = make_tensor(d.get(), {3, 1});
+  const TensorPtr stats4b = make_tensor(e.get(), {4, 1});
+  const TensorPtr ints4 = make_tensor(a.get(), {4, 6}, ACL_INT32);
+  const IntArrayPtr last = int_array({6});
+  const IntArrayPtr wrong = int_array({4});
 
   require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
     return aclnnLayerNormGetWorkspaceSize(x.get(), wrong.get(), nullptr, nullptr, 1e-5, y.get(), stats4.get(),
@@ -76,8 +56,8 @@ TEST_CASE("layer, group and RMS norm entries refuse bad arguments by name", "[va
                                                   nullptr, mask, y.get(), nullptr, nullptr, ws, ex);
   }, "gradWeightOut");
 
-  const TensorPtr g2 = make(d.get(), {4, 2});
-  const TensorPtr g2b = make(e.get(), {4, 2});
+  const TensorPtr g2 = make_tensor(d.get(), {4, 2});
+  const TensorPtr g2b = make_tensor(e.get(), {4, 2});
   require_refused([&](uint64_t* ws, aclOpExecutor** ex) {
     return aclnnGroupNormGetWorkspaceSize(x.get(), nullptr, nullptr, 4, 6, 1, 4, 1e-5, y.get(), g2.get(), g2b.get(),
                                           ws, ex);
@@ -115,10 +95,10 @@ TEST_CASE("aclnnRmsNorm writes the yOut and rstdOut CANN declares const", "[norm
   DeviceBuffer xb(xs.size() * 4), gb(gs.size() * 4), yb(xs.size() * 4), rb(4 * 4);
   REQUIRE(aclrtMemcpy(xb.get(), xb.bytes(), xs.data(), xb.bytes(), ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
   REQUIRE(aclrtMemcpy(gb.get(), gb.bytes(), gs.data(), gb.bytes(), ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
-  const TensorPtr x = make(xb.get(), {4, 2});
-  const TensorPtr gamma = make(gb.get(), {2});
-  const TensorPtr y = make(yb.get(), {4, 2});
-  const TensorPtr rstd = make(rb.get(), {4, 1});
+  const TensorPtr x = make_tensor(xb.get(), {4, 2});
+  const TensorPtr gamma = make_tensor(gb.get(), {2});
+  const TensorPtr y = make_tensor(yb.get(), {4, 2});
+  const TensorPtr rstd = make_tensor(rb.get(), {4, 1});
   const double eps = 1e-6;
   uint64_t ws = 0;
   aclOpExecutor* ex = nullptr;

@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,38 +15,23 @@
 #include "acl_test_support.h"
 
 using acl_test::DeviceBuffer;
+using acl_test::make_tensor;
 using acl_test::require_refused;
-
-namespace {
-
-struct TensorDeleter {
-  void operator()(aclTensor* t) const { aclDestroyTensor(t); }
-};
-using TensorPtr = std::unique_ptr<aclTensor, TensorDeleter>;
-
-// A contiguous ND description of `data`.
-TensorPtr make(void* data, std::vector<int64_t> dims, aclDataType dtype) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
-  return TensorPtr(aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, ACL_FORMAT_ND, dims.data(),
-                                   dims.size(), data));
-}
-
-}  // namespace
+using acl_test::TensorPtr;
 
 TEST_CASE("norm, softmax and loss entries refuse bad arguments by name", "[validation]") {
   acl_test::use_device0();
   DeviceBuffer a(1024), b(1024), c(1024), d(1024), e(1024);
-  const TensorPtr x = make(a.get(), {4, 3}, ACL_FLOAT);
-  const TensorPtr y = make(b.get(), {4, 3}, ACL_FLOAT);
-  const TensorPtr gx = make(c.get(), {4, 3}, ACL_FLOAT);
-  const TensorPtr c3 = make(d.get(), {3}, ACL_FLOAT);
-  const TensorPtr c3b = make(e.get(), {3}, ACL_FLOAT);
-  const TensorPtr c4 = make(d.get(), {4}, ACL_FLOAT);
-  const TensorPtr t4 = make(e.get(), {4}, ACL_INT64);
-  const TensorPtr t4f = make(e.get(), {4}, ACL_FLOAT);
-  const TensorPtr scalar = make(d.get(), {}, ACL_FLOAT);
-  const TensorPtr v1 = make(a.get(), {3}, ACL_FLOAT);
+  const TensorPtr x = make_tensor(a.get(), {4, 3}, ACL_FLOAT);
+  const TensorPtr y = make_tensor(b.get(), {4, 3}, ACL_FLOAT);
+  const TensorPtr gx = make_tensor(c.get(), {4, 3}, ACL_FLOAT);
+  const TensorPtr c3 = make_tensor(d.get(), {3}, ACL_FLOAT);
+  const TensorPtr c3b = make_tensor(e.get(), {3}, ACL_FLOAT);
+  const TensorPtr c4 = make_tensor(d.get(), {4}, ACL_FLOAT);
+  const TensorPtr t4 = make_tensor(e.get(), {4}, ACL_INT64);
+  const TensorPtr t4f = make_tensor(e.get(), {4}, ACL_FLOAT);
+  const TensorPtr scalar = make_tensor(d.get(), {}, ACL_FLOAT);
+  const TensorPtr v1 = make_tensor(a.get(), {3}, ACL_FLOAT);
 
   require_refused([&](uint64_t* ws, aclOpExecutor** ex) { return aclnnSoftmaxGetWorkspaceSize(x.get(), 2, y.get(), ws, ex); },
                   "out of range");
