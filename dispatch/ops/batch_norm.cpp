@@ -11,6 +11,7 @@
 
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/fallback_call.h"
+#include "dispatch/ops/norm_args.h"
 #include "dispatch/ops/op_runner.h"
 
 namespace npu::ops {
@@ -19,8 +20,6 @@ namespace caps = npu::table::caps;
 using OptTensor = std::optional<at::Tensor>;
 
 namespace {
-
-bool defined(const OptTensor& t) { return t.has_value() && t->defined(); }
 
 // CPU's dtype of the saved statistics: float for a reduced-float input whose
 // parameters are float ("mixed type"), else the input's dtype.
@@ -53,8 +52,6 @@ void check_param_dtypes(const at::Tensor& input, std::initializer_list<const Opt
                 ") or all be float beside a float16/bfloat16 input, got ", p->value().scalar_type());
   }
 }
-
-OptTensor optional_of(const at::Tensor& t) { return t.defined() ? OptTensor(t) : OptTensor(); }
 
 }  // namespace
 
@@ -101,15 +98,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward(
   at::Tensor grad_input;
   at::Tensor grad_weight;
   at::Tensor grad_bias;
-  if (output_mask[0]) grad_input = at::empty_like(input, input.suggest_memory_format());
-  if (output_mask[1]) grad_weight = at::empty({c}, params);
-  if (output_mask[2]) grad_bias = at::empty({c}, params);
-  if (input.numel() == 0) {
-    // Nothing to reduce: the parameter gradients are sums over no element.
-    if (grad_weight.defined()) grad_weight.zero_();
-    if (grad_bias.defined()) grad_bias.zero_();
-    return {grad_input, grad_weight, grad_bias};
-  }
+  std::tie(grad_input, grad_weight, grad_bias) = channel_norm_grads(input, c, params, output_mask);
+  if (input.numel() == 0) return with_zero_param_grads(grad_input, grad_weight, grad_bias);
   NPU_RUN(aclnnBatchNormBackward, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train,
           eps, output_mask, optional_of(grad_input), optional_of(grad_weight), optional_of(grad_bias));
   return {grad_input, grad_weight, grad_bias};

@@ -76,15 +76,8 @@ Result3 native_group_norm_backward(const at::Tensor& grad_out, const at::Tensor&
   at::Tensor grad_input;
   at::Tensor grad_weight;
   at::Tensor grad_bias;
-  if (output_mask[0]) grad_input = at::empty_like(input, input.suggest_memory_format());
-  if (output_mask[1]) grad_weight = at::empty({c}, params);
-  if (output_mask[2]) grad_bias = at::empty({c}, params);
-  if (input.numel() == 0) {
-    // Nothing to reduce: the parameter gradients are sums over no element.
-    if (grad_weight.defined()) grad_weight.zero_();
-    if (grad_bias.defined()) grad_bias.zero_();
-    return {grad_input, grad_weight, grad_bias};
-  }
+  std::tie(grad_input, grad_weight, grad_bias) = channel_norm_grads(input, c, params, output_mask);
+  if (input.numel() == 0) return with_zero_param_grads(grad_input, grad_weight, grad_bias);
   if (grad_input.defined() || grad_weight.defined() || grad_bias.defined()) {
     NPU_RUN(aclnnGroupNormBackward, grad_out, input, mean, rstd, weight, n, c, hxw, group, output_mask,
             optional_of(grad_input), optional_of(grad_weight), optional_of(grad_bias));

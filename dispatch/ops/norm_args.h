@@ -1,9 +1,12 @@
 // Argument rules the normalization dispatch functions share
-// (dispatch/ops/layer_norm.cpp, group_norm.cpp, rms_norm.cpp): CPU's
-// mixed-dtype rule and the shape of saved per-row statistics.
+// (dispatch/ops/layer_norm.cpp, group_norm.cpp, rms_norm.cpp, batch_norm.cpp):
+// CPU's mixed-dtype rule, the shape of saved per-row statistics and the
+// gradients of a per-channel norm's backward.
 #pragma once
 
+#include <array>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -14,6 +17,31 @@ inline bool defined(const std::optional<at::Tensor>& t) { return t.has_value() &
 
 inline std::optional<at::Tensor> optional_of(const at::Tensor& t) {
   return t.defined() ? std::optional<at::Tensor>(t) : std::nullopt;
+}
+
+// The gradients a per-channel norm backward (batch, group) returns, made as
+// output_mask asks: grad_input like input (in its memory format), grad_weight
+// and grad_bias [C] with `params`' options; the others undefined.
+inline std::tuple<at::Tensor, at::Tensor, at::Tensor> channel_norm_grads(const at::Tensor& input, int64_t c,
+                                                                       const at::TensorOptions& params,
+                                                                       std::array<bool, 3> output_mask) {
+  at::Tensor grad_input;
+  at::Tensor grad_weight;
+  at::Tensor grad_bias;
+  if (output_mask[0]) grad_input = at::empty_like(input, input.suggest_memory_format());
+  if (output_mask[1]) grad_weight = at::empty({c}, params);
+  if (output_mask[2]) grad_bias = at::empty({c}, params);
+  return {grad_input, grad_weight, grad_bias};
+}
+
+// The result of a backward over an empty input: nothing to reduce, the
+// parameter gradients are sums over no element.
+inline std::tuple<at::Tensor, at::Tensor, at::Tensor> with_zero_param_grads(const at::Tensor& grad_input,
+                                                                          const at::Tensor& grad_weight,
+                                                                          const at::Tensor& grad_bias) {
+  if (grad_weight.defined()) grad_weight.zero_();
+  if (grad_bias.defined()) grad_bias.zero_();
+  return {grad_input, grad_weight, grad_bias};
 }
 
 // CPU's rule for affine parameters: the input's dtype, or float beside a
