@@ -22,6 +22,7 @@ import torch.nn.functional as F
 
 import npu_emu  # noqa: F401
 from native_guard import native_only  # noqa: F401
+from npu_compare import assert_matches_cpu, seeded_randn
 
 pytestmark = pytest.mark.usefixtures("native_only")
 
@@ -31,16 +32,10 @@ TOL = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-10, 1e-10), torch.float16
 
 
 def close(npu_result: torch.Tensor, cpu_result: torch.Tensor) -> None:
-    assert npu_result.device.type == "npu"
-    assert npu_result.dtype == cpu_result.dtype
-    assert npu_result.shape == cpu_result.shape
-    rtol, atol = TOL[cpu_result.dtype]
-    torch.testing.assert_close(npu_result.cpu(), cpu_result, rtol=rtol, atol=atol, equal_nan=True)
+    assert_matches_cpu(npu_result, cpu_result, TOL)
 
 
-def rand(shape, dtype, seed=0, scale=3.0, offset=0.0) -> torch.Tensor:
-    g = torch.Generator().manual_seed(seed)
-    return (torch.randn(shape, generator=g, dtype=torch.float64) * scale + offset).to(dtype)
+rand = seeded_randn
 
 
 def prob(shape, dtype, seed=0) -> torch.Tensor:

@@ -28,6 +28,7 @@ import torch.nn.functional as F
 
 import npu_emu  # noqa: F401
 from native_guard import native_only  # noqa: F401
+from npu_compare import assert_matches_cpu
 
 pytestmark = pytest.mark.usefixtures("native_only")
 
@@ -150,14 +151,7 @@ def reference(name, inputs, dtype, reduction):
 
 
 def close(npu_result: torch.Tensor, cpu_result: torch.Tensor) -> None:
-    assert npu_result.device.type == "npu"
-    assert npu_result.dtype == cpu_result.dtype
-    assert npu_result.shape == cpu_result.shape
-    rtol, atol = TOL[cpu_result.dtype]
-    if cpu_result.dtype in (torch.float16, torch.bfloat16) and cpu_result.numel() > 0:
-        largest = cpu_result.float().abs().nan_to_num(0, 0, 0).max().item()
-        atol = max(atol, 2 * torch.finfo(cpu_result.dtype).eps * largest)
-    torch.testing.assert_close(npu_result.cpu(), cpu_result, rtol=rtol, atol=atol, equal_nan=True)
+    assert_matches_cpu(npu_result, cpu_result, TOL, ulps_of_largest=2)
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)

@@ -19,6 +19,7 @@ import torch.nn.functional as F
 
 import npu_emu  # noqa: F401
 from native_guard import native_only  # noqa: F401
+from npu_compare import assert_matches_cpu, seeded_randn
 
 pytestmark = pytest.mark.usefixtures("native_only")
 
@@ -28,21 +29,12 @@ TOL = {torch.float32: (1.3e-5, 5e-5), torch.float64: (1e-12, 1e-12), torch.float
 
 
 def close(npu_result: torch.Tensor, cpu_result: torch.Tensor) -> None:
-    assert npu_result.device.type == "npu"
-    assert npu_result.dtype == cpu_result.dtype
-    assert npu_result.shape == cpu_result.shape
-    rtol, atol = TOL[cpu_result.dtype]
-    if cpu_result.dtype in (torch.float16, torch.bfloat16) and cpu_result.numel() > 0:
-        # Gradients like g - exp(y) * sum(g) cancel: an ulp of the largest
-        # term can be all of a small result. Two ulps of the largest value.
-        largest = cpu_result.float().abs().nan_to_num(0, 0, 0).max().item()
-        atol = max(atol, 2 * torch.finfo(cpu_result.dtype).eps * largest)
-    torch.testing.assert_close(npu_result.cpu(), cpu_result, rtol=rtol, atol=atol, equal_nan=True)
+    # Gradients like g - exp(y) * sum(g) cancel: two ulps of the largest value.
+    assert_matches_cpu(npu_result, cpu_result, TOL, ulps_of_largest=2)
 
 
 def rand(shape, dtype, seed=0) -> torch.Tensor:
-    g = torch.Generator().manual_seed(seed)
-    return (torch.randn(shape, generator=g, dtype=torch.float64) * 3).to(dtype)
+    return seeded_randn(shape, dtype, seed)
 
 
 # Shapes: 0-dim, 0-size, one row, a large tensor split across threads, and
