@@ -19,7 +19,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch_npu
 
-from training_report import debug, parse_args, print_table, reset_counters, timed_steps
+from training_report import cpu_reference, debug, parse_args, print_table, reset_counters, timed_steps
 
 BATCH, SIZE, CLASSES = 16, 16, 4
 
@@ -88,10 +88,7 @@ def main() -> int:
     initial = SmallCNN()
     batches = make_batches(args.steps)
 
-    cpu_steps = None
-    if args.compare:
-        cpu_model = copy.deepcopy(initial)
-        cpu_steps = list(timed_steps(trainer(cpu_model, "cpu", "off"), batches, "cpu"))
+    cpu_steps = cpu_reference(trainer, initial, batches, args.compare)
 
     reset_counters()
     model = copy.deepcopy(initial).npu()

@@ -20,7 +20,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch_npu  # noqa: F401  (torch.npu, the npu device)
 
-from training_report import debug, parse_args, print_table, reset_counters, timed_steps
+from training_report import cpu_reference, debug, parse_args, print_table, reset_counters, timed_steps
 
 VOCAB, CONTEXT, DIM, HEADS, LAYERS, BATCH = 64, 32, 64, 4, 2, 8
 
@@ -100,9 +100,7 @@ def main() -> int:
     initial = TinyGPT()
     batches = make_batches(args.steps)
 
-    cpu_steps = None
-    if args.compare:
-        cpu_steps = list(timed_steps(trainer(copy.deepcopy(initial), "cpu", "off"), batches, "cpu"))
+    cpu_steps = cpu_reference(trainer, initial, batches, args.compare)
 
     reset_counters()
     model = copy.deepcopy(initial).npu()

@@ -7,6 +7,7 @@ real Ascend hardware, without npu_emu, those two columns are left out).
 from __future__ import annotations
 
 import argparse
+import copy
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -68,6 +69,17 @@ def timed_steps(step: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], batc
             result.fallback = debug.fallback_report()
             result.format_casts = native.get(FORMAT_CAST, 0)
         yield result
+
+
+def cpu_reference(trainer: Callable[[torch.nn.Module, str, str], Callable], initial: torch.nn.Module,
+                  batches: list, compare: bool) -> list[Step] | None:
+    """With --compare, the steps of a copy of `initial` trained on CPU in float32 on the same batches; else None.
+
+    `trainer(model, device, amp)` returns the step function timed_steps runs.
+    """
+    if not compare:
+        return None
+    return list(timed_steps(trainer(copy.deepcopy(initial), "cpu", "off"), batches, "cpu"))
 
 
 def print_table(title: str, npu_steps: list[Step], cpu_steps: list[Step] | None, amp: str,
