@@ -46,6 +46,21 @@ def close(npu_result, cpu_result, tol_dtype=None) -> None:
     torch.testing.assert_close(npu_result.cpu(), cpu_result, rtol=rtol, atol=atol, equal_nan=True)
 
 
+def module_matches_cpu(cpu, npu, x: torch.Tensor, grad: torch.Tensor | None = None) -> torch.Tensor:
+    """cpu(x) and npu(x) agree, and so do the input gradients of grad (default: of the sum); returns npu's input."""
+    xc, xn = x.clone().requires_grad_(), x.to("npu").requires_grad_()
+    yc, yn = cpu(xc), npu(xn)
+    close(yn.detach(), yc.detach())
+    if grad is None:
+        yc.sum().backward()
+        yn.sum().backward()
+    else:
+        yc.backward(grad)
+        yn.backward(grad.to("npu"))
+    close(xn.grad, xc.grad)
+    return xn
+
+
 def rand(shape, dtype, seed=0) -> torch.Tensor:
     g = torch.Generator().manual_seed(seed)
     return (torch.randn(shape, generator=g, dtype=torch.float64) * 2 + 0.5).to(dtype)
@@ -75,15 +90,7 @@ def test_batch_norm_module_training_then_eval(nd, shape, cfg, dtype):
             cpu.bias.copy_(rand(shape[1], dtype, seed=8))
     npu = copy.deepcopy(cpu).to("npu")
     for step in range(3):
-        x = rand(shape, dtype, seed=step)
-        xc = x.clone().requires_grad_()
-        xn = x.to("npu").requires_grad_()
-        yc, yn = cpu(xc), npu(xn)
-        close(yn.detach(), yc.detach())
-        g = rand(shape, dtype, seed=10 + step)
-        yc.backward(g)
-        yn.backward(g.to("npu"))
-        close(xn.grad, xc.grad)
+        module_matches_cpu(cpu, npu, rand(shape, dtype, seed=step), rand(shape, dtype, seed=10 + step))
         if cpu.affine:
             close(npu.weight.grad, cpu.weight.grad)
             close(npu.bias.grad, cpu.bias.grad)
@@ -95,15 +102,7 @@ def test_batch_norm_module_training_then_eval(nd, shape, cfg, dtype):
             close(other, buf)
     cpu.eval()
     npu.eval()
-    x = rand(shape, dtype, seed=20)
-    xc = x.clone().requires_grad_()
-    xn = x.to("npu").requires_grad_()
-    yc, yn = cpu(xc), npu(xn)
-    close(yn.detach(), yc.detach())
-    g = rand(shape, dtype, seed=21)
-    yc.backward(g)
-    yn.backward(g.to("npu"))
-    close(xn.grad, xc.grad)
+    module_matches_cpu(cpu, npu, rand(shape, dtype, seed=20), rand(shape, dtype, seed=21))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -393,13 +392,7 @@ def test_group_norm_channels_last_and_module():
         gn.weight.copy_(rand(6, torch.float32, seed=1))
         gn.bias.copy_(rand(6, torch.float32, seed=2))
     gn_n = copy.deepcopy(gn).to("npu")
-    xc, xn = x.clone().requires_grad_(), x.to("npu").requires_grad_()
-    yc, yn = gn(xc), gn_n(xn)
-    close(yn.detach(), yc.detach())
-    g = rand(x.shape, torch.float32, seed=3)
-    yc.backward(g)
-    yn.backward(g.to("npu"))
-    close(xn.grad, xc.grad)
+    module_matches_cpu(gn, gn_n, x, rand(x.shape, torch.float32, seed=3))
     close(gn_n.weight.grad, gn.weight.grad)
     close(gn_n.bias.grad, gn.bias.grad)
 
@@ -464,13 +457,7 @@ def test_rms_norm_module_and_gradcheck():
     with torch.no_grad():
         cpu.weight.copy_(rand((3, 4), torch.float64, seed=1))
     npu = copy.deepcopy(cpu).to("npu")
-    x = rand((5, 3, 4), torch.float64)
-    xc, xn = x.clone().requires_grad_(), x.to("npu").requires_grad_()
-    yc, yn = cpu(xc), npu(xn)
-    close(yn.detach(), yc.detach())
-    yc.sum().backward()
-    yn.sum().backward()
-    close(xn.grad, xc.grad)
+    xn = module_matches_cpu(cpu, npu, rand((5, 3, 4), torch.float64))
     close(npu.weight.grad, cpu.weight.grad)
     w = rand((3, 4), torch.float64, seed=2).to("npu").requires_grad_()
     assert torch.autograd.gradcheck(lambda x, w: F.rms_norm(x, (3, 4), w), (xn.detach().requires_grad_(), w))
@@ -507,12 +494,7 @@ def test_instance_norm_running_stats():
     close(npu.running_var, cpu.running_var)
     cpu.eval()
     npu.eval()
-    xc, xn = x.clone().requires_grad_(), x.to("npu").requires_grad_()
-    yc, yn = cpu(xc), npu(xn)
-    close(yn.detach(), yc.detach())
-    yc.sum().backward()
-    yn.sum().backward()
-    close(xn.grad, xc.grad)
+    module_matches_cpu(cpu, npu, x)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
