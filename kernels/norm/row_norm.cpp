@@ -201,6 +201,15 @@ void require_same_shape(const std::string& op, const char* name, const TensorVie
   }
 }
 
+// The checks every forward entry makes before it reads anything: a floating
+// input and an output of its shape. Returns the rows the input is cut into.
+RowShape forward_rows(const std::string& op, const char* input_name, const char* output_name,
+                      const TensorView& output, const TensorView& input, int64_t normalized_dims) {
+  require_floating_operand(op, input_name, input);
+  require_same_shape(op, output_name, output, input);
+  return row_shape(op, input, normalized_dims);
+}
+
 // The checks every backward entry makes before it reads anything: both
 // operands floating and of one shape. Returns the rows they are cut into.
 RowShape backward_rows(const std::string& op, const char* input_name, const char* grad_name,
@@ -231,9 +240,7 @@ void require_row_elements(const std::string& op, const char* name, const TensorV
 
 void layer_norm(const TensorView& output, const TensorView& input, const LayerNormForward& a) {
   const std::string op = "layer_norm";
-  require_floating_operand(op, "input", input);
-  require_same_shape(op, "output", output, input);
-  const RowShape s = row_shape(op, input, a.normalized_dims);
+  const RowShape s = forward_rows(op, "input", "output", output, input, a.normalized_dims);
   const DType acc = compute_dtype_of(input.dtype);
   by_compute_type(acc, [&](auto zero) {
     using T = decltype(zero);
@@ -280,9 +287,7 @@ void layer_norm_backward(const TensorView& grad_out, const TensorView& input, co
 
 void rms_norm(const TensorView& output, const TensorView& input, const RmsNormForward& a) {
   const std::string op = "rms_norm";
-  require_floating_operand(op, "x", input);
-  require_same_shape(op, "yOut", output, input);
-  const RowShape s = row_shape(op, input, a.normalized_dims);
+  const RowShape s = forward_rows(op, "x", "yOut", output, input, a.normalized_dims);
   const DType acc = compute_dtype_of(input.dtype);
   by_compute_type(acc, [&](auto zero) {
     using T = decltype(zero);
