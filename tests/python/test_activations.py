@@ -351,29 +351,16 @@ def test_second_order(name):
     second_order_matches_cpu(fn, x, xn)
 
 
-def test_gelu_tanh_second_order_only_cosh_falls_back():
+def test_gelu_tanh_second_order_is_native():
     """gelu(approximate='tanh')'s double backward (gelu_double_backward, a
-    PyTorch composition) matches CPU; every activation op in it is native.
-    Its composition calls cosh, which npu-emu does not serve natively yet
-    (the pointwise family's op): with the fallback forbidden that raises one
-    clear error naming aten::cosh; allowed, only cosh goes through it."""
+    PyTorch composition calling cosh among native activation ops) runs
+    natively and matches CPU (gradgradcheck in float64)."""
     fn = lambda t: F.gelu(t, approximate="tanh")  # noqa: E731
     x = kink_free((3, 4), seed=4)
     xn = x.to("npu").requires_grad_()
-    (gn,) = torch.autograd.grad(fn(xn).sum(), xn, create_graph=True)
-    try:
-        torch.autograd.grad(gn.sum(), xn)
-    except RuntimeError as e:
-        assert "aten::cosh" in str(e) and "no native npu kernel" in str(e)
-    npu_emu._C._set_fallback_mode("warn")
-    try:
-        before = npu_emu.fallback_report()
-        second_order_matches_cpu(fn, x, xn)
-        after = npu_emu.fallback_report()
-        grown = {op for op, n in after.items() if n > before.get(op, 0)}
-        assert grown <= {"aten::cosh", "aten::cosh.out"}, grown
-    finally:
-        npu_emu._C._set_fallback_mode("error")
+    second_order_matches_cpu(fn, x, xn)
+    x64 = x.double().to("npu").requires_grad_()
+    assert torch.autograd.gradgradcheck(fn, (x64,))
 
 
 INF, NAN = math.inf, math.nan
