@@ -289,15 +289,12 @@ at::Tensor& multi_margin_loss_out(const at::Tensor& self, const at::Tensor& targ
   return out;
 }
 
+// The functional forms fill a fresh output through the out= forms: one
+// check, resize and launch for both.
 at::Tensor multi_margin_loss(const at::Tensor& self, const at::Tensor& target, const at::Scalar& p,
                              const at::Scalar& margin, const OptTensor& weight, int64_t reduction) {
-  if (!npu::run_native(caps::aclnnMultiMarginLoss, "multi_margin_loss", {self.scalar_type()})) {
-    return npu::fallback_call<at::Tensor>("multi_margin_loss", self, target, p, margin, weight, reduction);
-  }
-  const MarginShape s = check_multi_margin(self, target, p, weight, reduction);
-  at::Tensor out = at::empty(margin_loss_shape(target, s.nframe, reduction), self.options());
-  NPU_RUN(aclnnMultiMarginLoss, self, target, p.toLong(), margin.toDouble(), weight, reduction, out);
-  return out;
+  at::Tensor out = at::empty({0}, self.options());
+  return multi_margin_loss_out(self, target, p, margin, weight, reduction, out);
 }
 
 at::Tensor& multi_margin_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
@@ -318,15 +315,8 @@ at::Tensor& multi_margin_loss_backward_out(const at::Tensor& grad_output, const 
 at::Tensor multi_margin_loss_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
                                       const at::Scalar& p, const at::Scalar& margin, const OptTensor& weight,
                                       int64_t reduction) {
-  if (!npu::run_native(caps::aclnnMultiMarginLossBackward, "multi_margin_loss_backward", {self.scalar_type()})) {
-    return npu::fallback_call<at::Tensor>("multi_margin_loss_backward", grad_output, self, target, p, margin, weight,
-                                          reduction);
-  }
-  check_multi_margin(self, target, p, weight, reduction);
-  at::Tensor grad_input = at::empty(self.sizes(), self.options());
-  NPU_RUN(aclnnMultiMarginLossBackward, grad_output, self, target, p.toLong(), margin.toDouble(), weight, reduction,
-          grad_input);
-  return grad_input;
+  at::Tensor grad_input = at::empty({0}, self.options());
+  return multi_margin_loss_backward_out(grad_output, self, target, p, margin, weight, reduction, grad_input);
 }
 
 // ---- multilabel_margin_loss ----
