@@ -4,6 +4,7 @@
 // flags, CMakeLists.txt, as the layer is matrix work).
 #include "kernels/rnn/lstm_layer.h"
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -11,6 +12,7 @@
 
 #include "kernels/core/dtype_dispatch.h"
 #include "kernels/linalg/gemm.h"
+#include "kernels/linalg/reused_buffer.h"
 
 namespace npu::kernels {
 
@@ -81,11 +83,24 @@ SeqRows<T> seq_rows(const TensorView& v, const Steps& s) {
   return {v.ptr<T>(), v.strides[0], v.strides[1], v.strides[2], &s};
 }
 
+// Scratch of n values of C, uninitialized: blocks of this size freshly
+// allocated come back from the OS zero-filled page by page on every launch
+// (linalg/reused_buffer.h), so they are reused per thread.
+template <class C>
+class Scratch {
+ public:
+  explicit Scratch(int64_t n) : block_(static_cast<std::size_t>(std::max<int64_t>(n, 1)) * sizeof(C)) {}
+  C* data() const { return block_.as<C>(); }
+
+ private:
+  linalg::ReusedBuffer block_;
+};
+
 // A GEMM operand in the compute type C: the tensor itself when it has that
 // type and is one strided matrix, else a dense converted copy.
 template <class C>
 struct Operand {
-  std::vector<C> owned;
+  std::optional<Scratch<C>> owned;
   GemmMatrix m;
 };
 
@@ -103,16 +118,16 @@ Operand<C> seq_matrix(const TensorView& v, const Steps& s, int64_t cols) {
       return o;
     }
   }
-  o.owned.resize(static_cast<std::size_t>(s.N * cols));
+  o.owned.emplace(s.N * cols);
   const SeqRows<const T> rows = seq_rows<const T>(v, s);
   for (int64_t t = 0; t < s.T; ++t) {
     for (int64_t b = 0; b < s.batch[t]; ++b) {
       const T* src = rows.row(t, b);
-      C* dst = o.owned.data() + (s.offset[t] + b) * cols;
+      C* dst = o.owned->data() + (s.offset[t] + b) * cols;
       for (int64_t j = 0; j < cols; ++j) dst[j] = convert<C>(src[j * rows.col]);
     }
   }
-  o.m = GemmMatrix{o.owned.data(), cols, 1};
+  o.m = GemmMatrix{o.owned->data(), cols, 1};
   return o;
 }
 
@@ -125,12 +140,12 @@ Operand<C> matrix(const TensorView& v, bool transpose) {
   int64_t cs = v.strides[1];
   if constexpr (!std::is_same_v<T, C>) {
     const int64_t rows = v.sizes[0], cols = v.sizes[1];
-    o.owned.resize(static_cast<std::size_t>(rows * cols));
+    C* dst = o.owned.emplace(rows * cols).data();
     const T* src = v.ptr<const T>();
     for (int64_t i = 0; i < rows; ++i) {
-      for (int64_t j = 0; j < cols; ++j) o.owned[i * cols + j] = convert<C>(src[i * rs + j * cs]);
+      for (int64_t j = 0; j < cols; ++j) dst[i * cols + j] = convert<C>(src[i * rs + j * cs]);
     }
-    data = o.owned.data();
+    data = dst;
     rs = cols;
     cs = 1;
   }
@@ -180,6 +195,76 @@ void store(const TensorView& v, int64_t rows, int64_t cols, const C* src) {
   }
 }
 
+// out[b, j] (+)= sum_k h[b, k] w[k, j] for b < n, j < cols: the recurrent
+// product of one step, n (the batch) small. The GEMM engine would pack w
+// again at every step and leaves most of its row panel empty for so few
+// rows; here w is packed once per launch (dense [k, cols]) and each block of
+// rows x kCols outputs is accumulated in registers over k.
+template <class C, int Rows>
+void recurrent_rows(int64_t k_size, int64_t cols, const C* h, int64_t ldh, const C* w, C* out, int64_t ldo,
+                    bool accumulate) {
+  constexpr int kCols = 32;
+  int64_t j0 = 0;
+  for (; j0 + kCols <= cols; j0 += kCols) {
+    C acc[Rows][kCols] = {};
+    for (int64_t k = 0; k < k_size; ++k) {
+      const C* wk = w + k * cols + j0;
+      for (int b = 0; b < Rows; ++b) {
+        const C hv = h[b * ldh + k];
+        for (int j = 0; j < kCols; ++j) acc[b][j] += hv * wk[j];
+      }
+    }
+    for (int b = 0; b < Rows; ++b) {
+      C* o = out + b * ldo + j0;
+      for (int j = 0; j < kCols; ++j) o[j] = accumulate ? o[j] + acc[b][j] : acc[b][j];
+    }
+  }
+  for (; j0 < cols; ++j0) {
+    for (int b = 0; b < Rows; ++b) {
+      C sum = 0;
+      for (int64_t k = 0; k < k_size; ++k) sum += h[b * ldh + k] * w[k * cols + j0];
+      C& o = out[b * ldo + j0];
+      o = accumulate ? o + sum : sum;
+    }
+  }
+}
+
+template <class C>
+void recurrent_product(int64_t n, int64_t k_size, int64_t cols, const C* h, int64_t ldh, const C* w, C* out,
+                       int64_t ldo, bool accumulate) {
+  int64_t b = 0;
+  for (; b + 4 <= n; b += 4) recurrent_rows<C, 4>(k_size, cols, h + b * ldh, ldh, w, out + b * ldo, ldo, accumulate);
+  for (; b < n; ++b) recurrent_rows<C, 1>(k_size, cols, h + b * ldh, ldh, w, out + b * ldo, ldo, accumulate);
+}
+
+// A 2-D tensor (or its transpose) as a dense row-major matrix of C.
+template <class T, class C>
+Scratch<C> dense_copy(const TensorView& v, bool transpose) {
+  const int64_t rows = v.sizes[0], cols = v.sizes[1];
+  Scratch<C> copy(rows * cols);
+  C* out = copy.data();
+  const T* src = v.ptr<const T>();
+  if (!transpose) {
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) out[i * cols + j] = convert<C>(src[i * v.strides[0] + j * v.strides[1]]);
+    }
+    return copy;
+  }
+  // In tiles, writing contiguous runs: stores at a large power-of-two stride
+  // (a [512, 128] weight's 2 KB) all fall into two L1 sets and evict each other.
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      for (int64_t j = j0; j < std::min(cols, j0 + kTile); ++j) {
+        for (int64_t i = i0; i < std::min(rows, i0 + kTile); ++i) {
+          out[j * rows + i] = convert<C>(src[i * v.strides[0] + j * v.strides[1]]);
+        }
+      }
+    }
+  }
+  return copy;
+}
+
 template <class C>
 using Vec = Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>>;
 template <class C>
@@ -205,7 +290,7 @@ void forward_impl(const LstmLayerArgs& a, const Steps& s, const TensorView& outp
     load<T, C>(**b, 1, 4 * H, scratch.data());
     for (int64_t j = 0; j < 4 * H; ++j) bias[j] += scratch[j];
   }
-  const Operand<C> whh = matrix<T, C>(a.weight_hh, /*transpose=*/true);
+  const Scratch<C> whh_t = dense_copy<T, C>(a.weight_hh, /*transpose=*/true);  // [H, 4H]
   std::vector<C> h(static_cast<std::size_t>(s.B * H)), c(static_cast<std::size_t>(s.B * H));
   load<T, C>(a.hx, s.B, H, h.data());
   load<T, C>(a.cx, s.B, H, c.data());
@@ -216,15 +301,17 @@ void forward_impl(const LstmLayerArgs& a, const Steps& s, const TensorView& outp
     const int64_t t = a.reverse ? s.T - 1 - step : step;
     const int64_t n = s.batch[t];
     C* rows = res + s.offset[t] * W;
-    product<C>(n, 4 * H, H, dense(h.data(), H), whh.m, dense(rows, W), 1.0);
+    recurrent_product<C>(n, H, 4 * H, h.data(), H, whh_t.data(), rows, W, /*accumulate=*/true);
     for (int64_t b = 0; b < n; ++b) {
       C* r = rows + b * W;
       Vec<C> gi(r, H), gf(r + H, H), gg(r + 2 * H, H), go(r + 3 * H, H), cn(r + 4 * H, H), hn(r + 5 * H, H);
       Vec<C> cs(c.data() + b * H, H), hs(h.data() + b * H, H);
-      gi = (gi + bi).logistic();
-      gf = (gf + bf).logistic();
+      // sigmoid(x) = (1 + tanh(x / 2)) / 2: Eigen vectorizes tanh, its
+      // logistic() is scalar exp per element (most of a step's time).
+      gi = ((gi + bi) * C(0.5)).tanh() * C(0.5) + C(0.5);
+      gf = ((gf + bf) * C(0.5)).tanh() * C(0.5) + C(0.5);
       gg = (gg + bg).tanh();
-      go = (go + bo).logistic();
+      go = ((go + bo) * C(0.5)).tanh() * C(0.5) + C(0.5);
       cn = gf * cs + gi * gg;
       hn = go * cn.tanh();
       cs = cn;
@@ -253,9 +340,9 @@ void backward_impl(const LstmLayerArgs& a, const Steps& s, const TensorView& res
   if (g.grad_cy) load<T, C>(*g.grad_cy, s.B, H, dc.data());
   // The gates' pre-activation gradients of every row, and the hidden state
   // each row's step started from (for the recurrent weight's gradient).
-  std::vector<C> dgates(static_cast<std::size_t>(s.N * G));
-  std::vector<C> hprev(static_cast<std::size_t>(s.N * H));
-  const Operand<C> whh = matrix<T, C>(a.weight_hh, /*transpose=*/false);
+  const Scratch<C> dgates(s.N * G);
+  const Scratch<C> hprev(s.N * H);
+  const Scratch<C> whh = dense_copy<T, C>(a.weight_hh, /*transpose=*/false);  // [4H, H]
   std::optional<SeqRows<const T>> dy;
   if (g.grad_output) dy = seq_rows<const T>(*g.grad_output, s);
   for (int64_t step = s.T - 1; step >= 0; --step) {
@@ -287,7 +374,8 @@ void backward_impl(const LstmLayerArgs& a, const Steps& s, const TensorView& res
       dcb = dct * gf;
     }
     // The hidden state's gradient flowing into the step before.
-    product<C>(n, H, G, dense(dgates.data() + s.offset[t] * G, G), whh.m, dense(dh.data(), H), 0.0);
+    recurrent_product<C>(n, G, H, dgates.data() + s.offset[t] * G, G, whh.data(), dh.data(), H,
+                         /*accumulate=*/false);
   }
   store<T, C>(out.grad_hx, s.B, H, dh.data());
   store<T, C>(out.grad_cx, s.B, H, dc.data());
@@ -295,7 +383,7 @@ void backward_impl(const LstmLayerArgs& a, const Steps& s, const TensorView& res
   {
     // grad_input = dgates W_ih, row by row into the sequence's layout
     const Operand<C> wih = matrix<T, C>(a.weight_ih, /*transpose=*/false);
-    std::vector<C> dx(static_cast<std::size_t>(s.N * I));
+    const Scratch<C> dx(s.N * I);
     product<C>(s.N, I, G, dense(dgates.data(), G), wih.m, dense(dx.data(), I), 0.0);
     const SeqRows<T> gx = seq_rows<T>(out.grad_input, s);
     for (int64_t t = 0; t < s.T; ++t) {
@@ -311,7 +399,7 @@ void backward_impl(const LstmLayerArgs& a, const Steps& s, const TensorView& res
     if constexpr (std::is_same_v<T, C>) {
       product<C>(G, cols, s.N, dgates_t, rhs, GemmMatrix{dst.data, dst.strides[0], dst.strides[1]}, 0.0);
     } else {
-      std::vector<C> buf(static_cast<std::size_t>(G * cols));
+      const Scratch<C> buf(G * cols);
       product<C>(G, cols, s.N, dgates_t, rhs, dense(buf.data(), cols), 0.0);
       store<T, C>(dst, G, cols, buf.data());
     }
