@@ -9,6 +9,8 @@
 #include <type_traits>
 
 #include <Eigen/Core>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 #include "kernels/core/dtype_dispatch.h"
 #include "kernels/linalg/gemm.h"
@@ -195,20 +197,21 @@ void store(const TensorView& v, int64_t rows, int64_t cols, const C* src) {
   }
 }
 
-// out[b, j] (+)= sum_k h[b, k] w[k, j] for b < n, j < cols: the recurrent
-// product of one step, n (the batch) small. The GEMM engine would pack w
-// again at every step and leaves most of its row panel empty for so few
-// rows; here w is packed once per launch (dense [k, cols]) and each block of
-// rows x kCols outputs is accumulated in registers over k.
+// out[b, j] (+)= sum_k h[b, k] w[k, j] for b < n, j in [j_begin, j_end): the
+// recurrent product of one step, n (the batch) small. The GEMM engine would
+// pack w again at every step and leaves most of its row panel empty for so
+// few rows; here w is packed once per launch (dense, row stride ldw) and
+// each block of rows x kCols outputs is accumulated in registers over k.
+constexpr int64_t kCols = 32;
+
 template <class C, int Rows>
-void recurrent_rows(int64_t k_size, int64_t cols, const C* h, int64_t ldh, const C* w, C* out, int64_t ldo,
-                    bool accumulate) {
-  constexpr int kCols = 32;
-  int64_t j0 = 0;
-  for (; j0 + kCols <= cols; j0 += kCols) {
+void recurrent_rows(int64_t k_size, int64_t j_begin, int64_t j_end, const C* h, int64_t ldh, const C* w, int64_t ldw,
+                    C* out, int64_t ldo, bool accumulate) {
+  int64_t j0 = j_begin;
+  for (; j0 + kCols <= j_end; j0 += kCols) {
     C acc[Rows][kCols] = {};
     for (int64_t k = 0; k < k_size; ++k) {
-      const C* wk = w + k * cols + j0;
+      const C* wk = w + k * ldw + j0;
       for (int b = 0; b < Rows; ++b) {
         const C hv = h[b * ldh + k];
         for (int j = 0; j < kCols; ++j) acc[b][j] += hv * wk[j];
@@ -219,22 +222,41 @@ void recurrent_rows(int64_t k_size, int64_t cols, const C* h, int64_t ldh, const
       for (int j = 0; j < kCols; ++j) o[j] = accumulate ? o[j] + acc[b][j] : acc[b][j];
     }
   }
-  for (; j0 < cols; ++j0) {
+  for (; j0 < j_end; ++j0) {
     for (int b = 0; b < Rows; ++b) {
       C sum = 0;
-      for (int64_t k = 0; k < k_size; ++k) sum += h[b * ldh + k] * w[k * cols + j0];
+      for (int64_t k = 0; k < k_size; ++k) sum += h[b * ldh + k] * w[k * ldw + j0];
       C& o = out[b * ldo + j0];
       o = accumulate ? o + sum : sum;
     }
   }
 }
 
+// Products of at least this many multiply-adds split their columns over
+// the cores (a step of a 128-unit LSTM with batch 8 is 512K).
+constexpr int64_t kParallelMacs = int64_t{1} << 17;
+
 template <class C>
 void recurrent_product(int64_t n, int64_t k_size, int64_t cols, const C* h, int64_t ldh, const C* w, C* out,
                        int64_t ldo, bool accumulate) {
-  int64_t b = 0;
-  for (; b + 4 <= n; b += 4) recurrent_rows<C, 4>(k_size, cols, h + b * ldh, ldh, w, out + b * ldo, ldo, accumulate);
-  for (; b < n; ++b) recurrent_rows<C, 1>(k_size, cols, h + b * ldh, ldh, w, out + b * ldo, ldo, accumulate);
+  const auto columns = [&](int64_t j_begin, int64_t j_end) {
+    int64_t b = 0;
+    for (; b + 4 <= n; b += 4) {
+      recurrent_rows<C, 4>(k_size, j_begin, j_end, h + b * ldh, ldh, w, cols, out + b * ldo, ldo, accumulate);
+    }
+    for (; b < n; ++b) {
+      recurrent_rows<C, 1>(k_size, j_begin, j_end, h + b * ldh, ldh, w, cols, out + b * ldo, ldo, accumulate);
+    }
+  };
+  const int64_t blocks = (cols + kCols - 1) / kCols;
+  if (n * k_size * cols < kParallelMacs || blocks < 2) {
+    columns(0, cols);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, blocks, std::max<int64_t>(1, blocks / 2)),
+                    [&](const tbb::blocked_range<int64_t>& r) {
+                      columns(r.begin() * kCols, std::min(cols, r.end() * kCols));
+                    });
 }
 
 // A 2-D tensor (or its transpose) as a dense row-major matrix of C.
