@@ -197,8 +197,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_input(const at::Tensor& inpu
   if (!layers_serve(input, 3, hx, params, has_biases, num_layers, bidirectional)) {
     return at::native::lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
   }
-  auto [output, hy, cy] = run_layers(batch_first ? input.transpose(0, 1) : input, {}, hx, params, has_biases,
-                                     num_layers, dropout, train, bidirectional);
+  const at::Tensor x = batch_first ? input.transpose(0, 1) : input;
+  // CPU's message (its oneDNN path checks this; ATen's cell path would return empty outputs).
+  TORCH_CHECK(x.size(0) > 0, "Expected sequence length to be larger than 0 in RNN");
+  auto [output, hy, cy] = run_layers(x, {}, hx, params, has_biases, num_layers, dropout, train, bidirectional);
   return {batch_first ? output.transpose(0, 1) : output, std::move(hy), std::move(cy)};
 }
 

@@ -198,6 +198,20 @@ def test_inference_mode_runs_the_layer_op():
         torch.testing.assert_close(a.cpu(), b, atol=1e-5, rtol=1e-4)
 
 
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_empty_sequence_is_refused_as_on_cpu(batch_first):
+    module = nn.LSTM(3, 4, batch_first=batch_first)
+    x = torch.randn(2, 0, 3) if batch_first else torch.randn(0, 2, 3)
+    for device in ("cpu", "npu"):
+        with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0 in RNN"):
+            module.to(device)(x.to(device))
+
+
+def test_empty_batch_gives_empty_outputs_as_on_cpu():
+    out, (h, c) = nn.LSTM(3, 4, num_layers=2).to("npu")(torch.randn(5, 0, 3).to("npu"))
+    assert out.shape == (5, 0, 4) and h.shape == c.shape == (2, 0, 4)
+
+
 def test_layer_op_rejects_other_modes_by_name():
     x = torch.randn(3, 2, 4).to("npu")
     w_ih, w_hh, b = torch.randn(12, 4).to("npu"), torch.randn(12, 3).to("npu"), torch.zeros(12).to("npu")
