@@ -223,6 +223,27 @@ def test_non_const_self_ref_is_filled_before_a_partial_write(tmp_path):
     assert 'FormatArgs{TensorOut{selfRef, "selfRef", false, true}, TensorIn{mask, "mask", false}}' in entries
 
 
+def test_inplace_ops_first_tensor_is_read_and_written_whatever_its_name(tmp_path):
+    """Some aclnnInplace* ops declare the tensor they update `aclTensor* self`
+    (aclnnInplaceSqrt): read and written like a selfRef; a non-const tensor of
+    another op is only written."""
+    rows = """
+  - aclnn: aclnnInplaceFrob
+    params: aclTensor* self
+    doc: self = frob(self)
+    entry: frob_task(self, self)
+    dtypes: [floating]
+  - aclnn: aclnnFrob
+    params: const aclTensor* self, aclTensor* out
+    doc: out = frob(self)
+    entry: frob_task(self, out)
+    dtypes: [floating]
+"""
+    entries = emit_acl.emulator_entries(load_family(write_family(tmp_path, rows)))
+    assert 'FormatArgs{TensorOut{self, "self", false, true}}' in entries
+    assert 'FormatArgs{TensorIn{self, "self", false}, TensorOut{out, "out", false}}' in entries
+
+
 def test_const_outputs_named_in_writes_are_staged_as_written(tmp_path):
     """Some CANN ops declare their outputs `const aclTensor*` (aclnnRmsNorm's
     yOut, rstdOut): the row's `writes:` keeps CANN's signature and stages them
