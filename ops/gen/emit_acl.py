@@ -62,7 +62,10 @@ def _format_params(op: Op) -> tuple[str, str]:
         if p.written:
             args.append(f'TensorOut{{const_cast<aclTensor*>({p.name}), "{p.name}", {native}}}')
         elif writes_const_self(op, p):
+            # Its substitute is writable: the task maker takes it as the output.
             args.append(f'TensorOut{{const_cast<aclTensor*>({p.name}), "{p.name}", {native}, true}}')
+            lambda_params.append(f"aclTensor* {p.name}")
+            continue
         elif p.ctype == "const aclTensor*":
             args.append(f'TensorIn{{{p.name}, "{p.name}", {native}}}')
         elif p.ctype == "aclTensor*" and (p.name == "selfRef" or is_inplace_self(op, p)):
