@@ -2,7 +2,8 @@
 // error-function inverses, incomplete gamma, ...), in double precision:
 // every floating dtype evaluates them in double and rounds once, which keeps
 // float32 results within an ulp or two where the functions are
-// ill-conditioned. Written from the mathematics (recurrences, reflection
+// ill-conditioned (except where CPU's own float algorithm is the reference:
+// special_math_float.h). Written from the mathematics (recurrences, reflection
 // formulas, series and asymptotic expansions); the C++ standard library's
 // special functions are used where it has them. Special values follow the
 // mathematical definitions as PyTorch documents them.

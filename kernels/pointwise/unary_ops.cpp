@@ -8,6 +8,7 @@
 #include "kernels/pointwise/pointwise_loop.h"
 #include "kernels/pointwise/pointwise_math.h"
 #include "kernels/pointwise/special_math.h"
+#include "kernels/pointwise/special_math_float.h"
 #include "kernels/pointwise/type_promotion.h"
 
 namespace npu::kernels {
@@ -161,6 +162,30 @@ auto special_fn(const UnaryParams& p) {
 
 constexpr bool is_special(UnaryFn op) { return op >= UnaryFn::Acos && op <= UnaryFn::AiryAi; }
 
+// Special functions whose float (and float16/bfloat16) results follow CPU's
+// float algorithm rather than the double evaluation (special_math_float.h).
+constexpr bool has_float_form(UnaryFn op) {
+  return op == UnaryFn::Polygamma || op == UnaryFn::I1 || op == UnaryFn::LogNdtr;
+}
+
+// The float special function of such an op, rounded to T; polygamma only
+// for n = 1 (trigamma: CPU computes n >= 2 through zeta in double).
+template <class T, UnaryFn op>
+auto float_form(const UnaryParams& p) {
+  namespace sp = special;
+  if constexpr (op == UnaryFn::Polygamma) {
+    const auto in_dbl = in_double<T>(special_fn<op>(p));
+    return [trigamma = p.n == 1, in_dbl](T x) {
+      return trigamma ? static_cast<T>(sp::trigamma_float(static_cast<float>(x))) : in_dbl(x);
+    };
+  } else if constexpr (op == UnaryFn::I1) {
+    return [](T x) { return static_cast<T>(sp::bessel_i1_float(static_cast<float>(x))); };
+  } else {
+    static_assert(op == UnaryFn::LogNdtr, "every has_float_form op has a float function");
+    return [](T x) { return static_cast<T>(sp::log_ndtr_float(static_cast<float>(x))); };
+  }
+}
+
 // NaN/inf replacement of one real component.
 template <class V>
 struct NanToNumPart {
@@ -272,6 +297,8 @@ auto unary_fn(const UnaryParams& p) {
     if constexpr (std::is_same_v<T, double>) {
       const auto f = special_fn<op>(p);
       return [f](T x) { return f(x); };
+    } else if constexpr (has_float_form(op)) {
+      return float_form<T, op>(p);
     } else {
       return in_double<T>(special_fn<op>(p));
     }

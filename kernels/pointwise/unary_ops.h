@@ -37,7 +37,9 @@ enum class UnaryFn : int {
   Trunc, Sign, Reciprocal, BitwiseNot, LogicalNot, IsNan, IsInf,
   NanToNum,  // params.nan / posinf / neginf
   // Inverse trigonometric/hyperbolic and special functions (->f float):
-  // computed in double and rounded once (special_math.h).
+  // computed in double and rounded once (special_math.h), except polygamma
+  // n = 1, I1 and LogNdtr, whose float results follow CPU's float algorithm
+  // (special_math_float.h).
   Acos, Acosh, Asin, Asinh, Atan, Atanh, Cosh, Sinh, Log10, Exp2, Erfc, Erfinv,
   Sinc, Digamma, Lgamma,
   Polygamma,  // params.n

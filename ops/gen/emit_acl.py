@@ -36,13 +36,18 @@ def umbrella_header(families: list[Family]) -> str:
     return "".join(out)
 
 
+def is_inplace_self(op: Op, p: Param) -> bool:
+    """p is the tensor an aclnnInplace* op updates: its first tensor parameter."""
+    first = next((q for q in op.params if q.kind == "tensor"), None)
+    return op.aclnn.startswith("aclnnInplace") and p is first
+
+
 def writes_const_self(op: Op, p: Param) -> bool:
     """CANN's aclnnInplace* ops declare the tensor they write (their first
     tensor parameter, selfRef) `const aclTensor*`: staged as an output all the
     same, one the op also reads (its scratch is filled first), and the
     dispatch passes the in-place schema's self to it."""
-    first = next((q for q in op.params if q.kind == "tensor"), None)
-    return op.aclnn.startswith("aclnnInplace") and p is first and p.ctype == "const aclTensor*"
+    return is_inplace_self(op, p) and p.ctype == "const aclTensor*"
 
 
 def _format_params(op: Op) -> tuple[str, str]:
@@ -57,12 +62,17 @@ def _format_params(op: Op) -> tuple[str, str]:
         if p.written:
             args.append(f'TensorOut{{const_cast<aclTensor*>({p.name}), "{p.name}", {native}}}')
         elif writes_const_self(op, p):
+            # Its substitute is writable: the task maker takes it as the output.
             args.append(f'TensorOut{{const_cast<aclTensor*>({p.name}), "{p.name}", {native}, true}}')
+            lambda_params.append(f"aclTensor* {p.name}")
+            continue
         elif p.ctype == "const aclTensor*":
             args.append(f'TensorIn{{{p.name}, "{p.name}", {native}}}')
-        elif p.ctype == "aclTensor*" and p.name == "selfRef":
-            # CANN's name for a tensor updated in place: elements the op does
-            # not write (masked_fill, index_put) keep their values, so a
+        elif p.ctype == "aclTensor*" and (p.name == "selfRef" or is_inplace_self(op, p)):
+            # CANN's name for a tensor updated in place (and an aclnnInplace*
+            # op's first tensor, which some declare `aclTensor* self`, e.g.
+            # aclnnInplaceSqrt): the op reads it, and elements it does not
+            # write (masked_fill, index_put) keep their values, so a
             # private-format selfRef's scratch is filled before the task.
             args.append(f'TensorOut{{{p.name}, "{p.name}", {native}, true}}')
         elif p.ctype == "aclTensor*":

@@ -174,6 +174,29 @@ def test_acceptance_four_ops_float32(tmp_path):
     assert "wall time:" in proc.stderr
 
 
+def test_host_arguments_stay_on_cpu_and_the_rest_moves_to_npu():
+    # tensor_split reads its split-point tensor on the host (PyTorch requires
+    # it on CPU, and its OpInfo makes it there for every device under test).
+    import torch
+
+    from npu_emu.conformance.samples import sample_to_npu
+
+    ops = load_op_db()
+    tensor_indices = 0
+    for sample in ops["tensor_split"].sample_inputs("cpu", torch.float32):
+        moved = sample_to_npu(sample, "tensor_split")
+        assert moved.input.device.type == "npu"
+        if isinstance(sample.args[0], torch.Tensor):
+            tensor_indices += 1
+            assert moved.args[0].device.type == "cpu"
+        want = ops["tensor_split"](sample.input, *sample.args, **sample.kwargs)
+        got = ops["tensor_split"](moved.input, *moved.args, **moved.kwargs)
+        assert len(got) == len(want) and all(torch.equal(g.cpu(), w) for g, w in zip(got, want))
+    assert tensor_indices > 0
+    add_sample = next(s for s in ops["add"].sample_inputs("cpu", torch.float32) if isinstance(s.args[0], torch.Tensor))
+    assert sample_to_npu(add_sample, "add").args[0].device.type == "npu"
+
+
 @pytest.fixture(scope="module")
 def op_db_units():
     ops = load_op_db()

@@ -203,7 +203,8 @@ def test_inplace_op_const_self_is_staged_as_written(tmp_path):
     # Read and written: its scratch is filled from private storage first.
     assert ('FormatArgs{TensorOut{const_cast<aclTensor*>(selfRef), "selfRef", false, true}, '
             'TensorIn{other, "other", false}}') in entries
-    assert "[&](const aclTensor* selfRef, const aclTensor* other)" in entries
+    # The task maker receives it writable, to pass it as its output.
+    assert "[&](aclTensor* selfRef, const aclTensor* other)" in entries
     # Only an aclnnInplace* op's first tensor: a const self elsewhere is read.
     assert 'FormatArgs{TensorIn{self, "self", false}, TensorOut{out, "out", false}}' in entries
 
@@ -221,6 +222,27 @@ def test_non_const_self_ref_is_filled_before_a_partial_write(tmp_path):
 """
     entries = emit_acl.emulator_entries(load_family(write_family(tmp_path, rows)))
     assert 'FormatArgs{TensorOut{selfRef, "selfRef", false, true}, TensorIn{mask, "mask", false}}' in entries
+
+
+def test_inplace_ops_first_tensor_is_read_and_written_whatever_its_name(tmp_path):
+    """Some aclnnInplace* ops declare the tensor they update `aclTensor* self`
+    (aclnnInplaceSqrt): read and written like a selfRef; a non-const tensor of
+    another op is only written."""
+    rows = """
+  - aclnn: aclnnInplaceFrob
+    params: aclTensor* self
+    doc: self = frob(self)
+    entry: frob_task(self, self)
+    dtypes: [floating]
+  - aclnn: aclnnFrob
+    params: const aclTensor* self, aclTensor* out
+    doc: out = frob(self)
+    entry: frob_task(self, out)
+    dtypes: [floating]
+"""
+    entries = emit_acl.emulator_entries(load_family(write_family(tmp_path, rows)))
+    assert 'FormatArgs{TensorOut{self, "self", false, true}}' in entries
+    assert 'FormatArgs{TensorIn{self, "self", false}, TensorOut{out, "out", false}}' in entries
 
 
 def test_const_outputs_named_in_writes_are_staged_as_written(tmp_path):

@@ -99,7 +99,7 @@ class UnitExecutor:
         except Exception as exc:  # noqa: BLE001  the sample is invalid on CPU too
             return done("skipped", message=f"CPU reference raised {describe_exception(exc, 300)}")
         try:
-            npu_sample = sample_to_npu(sample)
+            npu_sample = sample_to_npu(sample, op.name)
             torch.npu.synchronize()
         except Exception as exc:  # noqa: BLE001
             return done("errored", message=f"moving the sample to npu: {describe_exception(exc)}")
