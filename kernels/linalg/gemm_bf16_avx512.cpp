@@ -254,25 +254,6 @@ void pack_panel(const LaneView& v, int64_t base, int64_t lane0, int64_t valid, i
     }
     return;
   }
-  if (v.lane_unit && v.ks_strided) {
-    // Lanes contiguous: interleave two k rows, 16 lanes at a time.
-    __mmask16 m[kGroups];
-    for (int g = 0; g < kGroups; ++g) m[g] = lane_mask(static_cast<int>(std::min<int64_t>(valid, P) - g * 16));
-    for (int64_t p = 0; p < pairs; ++p) {
-      const uint16_t* r0 = src + 2 * p * v.k_stride + lane0;
-      const bool has_hi = 2 * p + 1 < k;
-      for (int g = 0; g < kGroups; ++g) {
-        const __m512i lo = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m[g], r0 + 16 * g));
-        __m512i u = lo;
-        if (has_hi) {
-          const __m512i hi = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m[g], r0 + v.k_stride + 16 * g));
-          u = _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
-        }
-        _mm512_mask_storeu_epi32(dst + p * P + 16 * g, lane_mask(P - 16 * g), u);
-      }
-    }
-    return;
-  }
   // Any other layout (blocked, both strides non-unit): element by element.
   for (int64_t p = 0; p < pairs; ++p) {
     uint32_t* d = dst + p * P;
@@ -286,6 +267,82 @@ void pack_panel(const LaneView& v, int64_t base, int64_t lane0, int64_t valid, i
     for (int64_t i = valid; i < P; ++i) d[i] = 0;
   }
 }
+
+// Lanes contiguous (row-major B, transposed A): packs k pairs [p0, p1) of
+// all lanes of one batch item into every panel of P lanes (panel_units apart
+// in dst), interleaving two k rows 16 lanes at a time. The run's rows
+// (2 kPairRun of them) stay in L1 while panel after panel is written as one
+// contiguous piece: a panel at a time down all of k would fetch a new cache
+// line per k row, and a pair at a time across all panels would write
+// panel_units apart, a power of two that puts every write in one L1 set.
+template <int P>
+void pack_pairs(const LaneView& v, int64_t base, int64_t lanes, int64_t k, int64_t p0, int64_t p1, int64_t panel_units,
+                uint32_t* dst) {
+  constexpr int kGroups = (P + 15) / 16;
+  const int64_t panels = (lanes + P - 1) / P;
+  const uint16_t* const src = v.p + base;
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const uint16_t* r0 = src + 2 * p * v.k_stride;
+      const uint16_t* r1 = r0 + v.k_stride;
+      const bool has_hi = 2 * p + 1 < k;
+      uint32_t* d = dst + panel * panel_units + p * P;
+      const int64_t valid = std::min<int64_t>(P, lanes - panel * P);
+      for (int g = 0; g < kGroups; ++g) {
+        const int64_t lane = panel * P + 16 * g;
+        const __mmask16 m = lane_mask(static_cast<int>(valid - 16 * g));
+        __m512i u;
+        if (m == 0xffff && P - 16 * g >= 16) {
+          const __m512i lo = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0 + lane)));
+          u = lo;
+          if (has_hi) {
+            const __m512i hi = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1 + lane)));
+            u = _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
+          }
+          _mm512_storeu_si512(d + 16 * g, u);
+          continue;
+        }
+        const __m512i lo = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, r0 + lane));
+        u = lo;
+        if (has_hi) {
+          const __m512i hi = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, r1 + lane));
+          u = _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
+        }
+        _mm512_mask_storeu_epi32(d + 16 * g, lane_mask(P - 16 * g), u);
+      }
+    }
+  }
+}
+
+// Packs one operand (every stored batch item) into panels of P lanes, cut
+// into jobs for the workers: runs of k pairs across all panels when lanes
+// are contiguous (pack_pairs), else single panels (pack_panel).
+template <int P>
+struct Packer {
+  static constexpr int64_t kPairRun = 8;  // k pairs per job of pack_pairs (16 rows stay in L1)
+
+  const LaneView* v;
+  int64_t items, batch_stride, lanes, k;
+  uint32_t* dst;
+
+  int64_t pairs() const { return (k + 1) / 2; }
+  int64_t panels() const { return (lanes + P - 1) / P; }
+  int64_t panel_units() const { return pairs() * P; }
+  bool by_pairs() const { return v->lane_unit && v->ks_strided && !v->k_unit; }
+  int64_t jobs_per_item() const { return by_pairs() ? (pairs() + kPairRun - 1) / kPairRun : panels(); }
+  int64_t jobs() const { return items * jobs_per_item(); }
+
+  void run(int64_t job) const {
+    const int64_t item = job / jobs_per_item(), j = job % jobs_per_item();
+    uint32_t* const d = dst + item * panels() * panel_units();
+    if (by_pairs()) {
+      pack_pairs<P>(*v, item * batch_stride, lanes, k, j * kPairRun, std::min(pairs(), (j + 1) * kPairRun),
+                    panel_units(), d);
+    } else {
+      pack_panel<P>(*v, item * batch_stride, j * P, std::min<int64_t>(P, lanes - j * P), k, d + j * panel_units());
+    }
+  }
+};
 
 // Runs f(0) ... f(count - 1), on oneTBB's workers when `parallel`.
 template <class F>
@@ -338,20 +395,17 @@ void run_product(const GemmArgs& g, const Destination& dst) {
   const ReusedBuffer b_store(sizeof(uint32_t) * b_items * n_panels * b_panel);
   uint32_t* const ap = a_store.as<uint32_t>();
   uint32_t* const bp = b_store.as<uint32_t>();
-  const int64_t a_jobs = a_items * m_panels, jobs = a_jobs + b_items * n_panels;
-  // A few chunks of consecutive panels per worker: one task each.
+  const Packer<kMR> a_pack{&av, a_items, g.a.batch_stride, m, k, ap};
+  const Packer<kNR> b_pack{&bv, b_items, g.b.batch_stride, n, k, bp};
+  const int64_t a_jobs = a_pack.jobs(), jobs = a_jobs + b_pack.jobs();
+  // A few chunks of consecutive jobs per worker: one task each.
   const int64_t pack_chunks = std::min(jobs, 4 * workers);
   run_range(pack_chunks, parallel, [&](int64_t chunk) {
     for (int64_t t = chunk * jobs / pack_chunks; t < (chunk + 1) * jobs / pack_chunks; ++t) {
       if (t < a_jobs) {
-        const int64_t item = t / m_panels, panel = t % m_panels;
-        pack_panel<kMR>(av, item * g.a.batch_stride, panel * kMR, std::min<int64_t>(kMR, m - panel * kMR), k,
-                        ap + t * a_panel);
+        a_pack.run(t);
       } else {
-        const int64_t u = t - a_jobs;
-        const int64_t item = u / n_panels, panel = u % n_panels;
-        pack_panel<kNR>(bv, item * g.b.batch_stride, panel * kNR, std::min<int64_t>(kNR, n - panel * kNR), k,
-                        bp + u * b_panel);
+        b_pack.run(t - a_jobs);
       }
     }
   });
