@@ -18,7 +18,9 @@
 #include "kernels/linalg/gemm_bf16_dot.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "kernels/core/tensor_view.h"
@@ -47,6 +49,10 @@ constexpr int64_t kKCP = 512;
 // while the unit runs down all its rows.
 constexpr int64_t kMaxGroupPanels = 4;
 constexpr int64_t kGroupBytes = int64_t{256} << 10;
+// How far ahead packing prefetches its source: k pairs of a lane (transposes),
+// panels along a k row (interleaves).
+constexpr int64_t kPrefetchPairs = 64;
+constexpr int64_t kPrefetchPanels = 4;
 // Products below this many multiply-adds run on the calling thread.
 constexpr int64_t kSerialMacs = int64_t{1} << 20;
 
@@ -80,14 +86,16 @@ __mmask16 lane_mask(int valid) {
   return valid >= 16 ? __mmask16(0xffff) : valid <= 0 ? __mmask16(0) : __mmask16((1u << valid) - 1);
 }
 
-// A kMR x kNR float32 tile: acc = (partial ? *partial : 0) + A panel · B panel
+// The first R rows (R <= kMR; fewer only in a last row panel past m) of a
+// kMR x kNR float32 tile: acc = (partial ? *partial : 0) + A panel · B panel
 // over `pairs` k pairs; then stored to *partial (more k blocks follow) or,
 // when `last`, to `out`.
+template <int R>
 void micro_kernel(int64_t pairs, const uint32_t* a, const uint32_t* b, float* partial, bool load_partial, bool last,
                   const TileOut& out) {
-  __m512 acc[kMR][kNV];
+  __m512 acc[R][kNV];
 #pragma GCC unroll 14
-  for (int r = 0; r < kMR; ++r) {
+  for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
     for (int v = 0; v < kNV; ++v) {
       acc[r][v] = load_partial ? _mm512_loadu_ps(partial + r * kNR + 16 * v) : _mm512_setzero_ps();
@@ -98,7 +106,7 @@ void micro_kernel(int64_t pairs, const uint32_t* a, const uint32_t* b, float* pa
 #pragma GCC unroll 4
     for (int v = 0; v < kNV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + p * kNR + 16 * v);
 #pragma GCC unroll 14
-    for (int r = 0; r < kMR; ++r) {
+    for (int r = 0; r < R; ++r) {
       const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[p * kMR + r]));
 #pragma GCC unroll 4
       for (int v = 0; v < kNV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
@@ -106,7 +114,7 @@ void micro_kernel(int64_t pairs, const uint32_t* a, const uint32_t* b, float* pa
   }
   if (!last) {
 #pragma GCC unroll 14
-    for (int r = 0; r < kMR; ++r) {
+    for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
       for (int v = 0; v < kNV; ++v) _mm512_storeu_ps(partial + r * kNR + 16 * v, acc[r][v]);
     }
@@ -119,8 +127,7 @@ void micro_kernel(int64_t pairs, const uint32_t* a, const uint32_t* b, float* pa
     const __m512 alpha = _mm512_set1_ps(out.alpha), beta = _mm512_set1_ps(out.beta);
     const __mmask32 row_mask = __mmask32(cm[0]) | (__mmask32(cm[1]) << 16);
 #pragma GCC unroll 14
-    for (int r = 0; r < kMR; ++r) {
-      if (r >= out.rows) break;
+    for (int r = 0; r < R; ++r) {
       uint16_t* c = out.bf16 + r * out.ld;
       __m256i h[kNV];
 #pragma GCC unroll 4
@@ -140,12 +147,21 @@ void micro_kernel(int64_t pairs, const uint32_t* a, const uint32_t* b, float* pa
     return;
   }
 #pragma GCC unroll 14
-  for (int r = 0; r < kMR; ++r) {
-    if (r >= out.rows) break;
+  for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
     for (int v = 0; v < kNV; ++v) _mm512_mask_storeu_ps(out.f32 + r * out.ld + 16 * v, cm[v], acc[r][v]);
   }
 }
+
+using MicroKernel = void (*)(int64_t, const uint32_t*, const uint32_t*, float*, bool, bool, const TileOut&);
+
+template <int... Rs>
+constexpr std::array<MicroKernel, sizeof...(Rs)> micro_kernels(std::integer_sequence<int, Rs...>) {
+  return {&micro_kernel<Rs + 1>...};
+}
+
+// kMicroKernels[r - 1] computes r rows.
+constexpr std::array<MicroKernel, kMR> kMicroKernels = micro_kernels(std::make_integer_sequence<int, kMR>{});
 
 int64_t offset_of(int64_t idx, int64_t stride, int64_t block, int64_t block_stride) {
   return block > 0 ? (idx / block) * block_stride + (idx % block) * stride : idx * stride;
@@ -230,8 +246,14 @@ void pack_panel(const LaneView& v, int64_t base, int64_t lane0, int64_t valid, i
         __m512i r[16];
         for (int i = 0; i < 16; ++i) {
           const int64_t lane = g * 16 + i;
-          r[i] = lane < valid ? _mm512_loadu_si512(src + (lane0 + lane) * v.lane_stride + 2 * p)
-                              : _mm512_setzero_si512();
+          if (lane >= valid) {
+            r[i] = _mm512_setzero_si512();
+            continue;
+          }
+          const uint16_t* row = src + (lane0 + lane) * v.lane_stride + 2 * p;
+          // The operand is usually out of the caches: fetch kPrefetchPairs ahead.
+          if (p + 16 + kPrefetchPairs <= full) _mm_prefetch(reinterpret_cast<const char*>(row + 2 * kPrefetchPairs), _MM_HINT_T0);
+          r[i] = _mm512_loadu_si512(row);
         }
         transpose16(r);
         const __mmask16 m = lane_mask(P - g * 16);
@@ -286,6 +308,11 @@ void pack_pairs(const LaneView& v, int64_t base, int64_t lanes, int64_t k, int64
       const uint16_t* r0 = src + 2 * p * v.k_stride;
       const uint16_t* r1 = r0 + v.k_stride;
       const bool has_hi = 2 * p + 1 < k;
+      // The operand is usually out of the caches: fetch kPrefetchPanels ahead.
+      if (panel + kPrefetchPanels < panels) {
+        _mm_prefetch(reinterpret_cast<const char*>(r0 + (panel + kPrefetchPanels) * P), _MM_HINT_T0);
+        if (has_hi) _mm_prefetch(reinterpret_cast<const char*>(r1 + (panel + kPrefetchPanels) * P), _MM_HINT_T0);
+      }
       uint32_t* d = dst + panel * panel_units + p * P;
       const int64_t valid = std::min<int64_t>(P, lanes - panel * P);
       for (int g = 0; g < kGroups; ++g) {
@@ -434,6 +461,7 @@ void run_product(const GemmArgs& g, const Destination& dst) {
     out.ld = dst.c != nullptr ? dst.c_row_stride : dst.f_row_stride;
     for (int64_t ip = i0; ip < i1; ++ip) {
       out.rows = static_cast<int>(std::min<int64_t>(kMR, m - ip * kMR));
+      const MicroKernel kernel = kMicroKernels[out.rows - 1];
       for (int64_t p0 = 0; p0 < pairs; p0 += kc) {
         const int64_t len = std::min(kc, pairs - p0);
         const bool last = p0 + len == pairs;
@@ -445,7 +473,7 @@ void run_product(const GemmArgs& g, const Destination& dst) {
           } else {
             out.f32 = dst.f32 + item * dst.f_batch_stride + ip * kMR * dst.f_row_stride + jp * kNR;
           }
-          micro_kernel(len, a_slice, b_item + jp * b_panel + p0 * kNR, partial[jp - j0], p0 > 0, last, out);
+          kernel(len, a_slice, b_item + jp * b_panel + p0 * kNR, partial[jp - j0], p0 > 0, last, out);
         }
       }
     }
