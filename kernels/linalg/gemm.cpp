@@ -12,10 +12,12 @@
 // float16/bfloat16 convert A and B to float32, multiply in float32 into a
 // float32 accumulator and round once: C = R(alpha * acc + beta * C).
 // bfloat16 takes its float32 product from the AVX512-BF16 kernel instead
-// when bf16_dot_chosen() (gemm_bf16_avx512.cpp); the rounding stays here.
+// when bf16_dot_chosen() (gemm_bf16_avx512.cpp), which also rounds into a
+// row-major C itself.
 #include "kernels/linalg/gemm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -331,6 +333,10 @@ void run_reduced(const GemmArgs& g) {
   // acc.data[b * acc.batch_stride + i * acc.row_stride + j].
   ProductF32 acc;
   if constexpr (std::is_same_v<R, bfloat16>) {
+    if (bf16_dot_writes_c(g)) {
+      bf16_dot_gemm(g);  // rounds into C itself, tile by tile
+      return;
+    }
     if (bf16_dot_chosen(g)) acc = bf16_dot_product(g);
   }
   if (acc.data == nullptr) {
@@ -367,7 +373,13 @@ void run_reduced(const GemmArgs& g) {
       for (int64_t j = 0; j < g.n; ++j) {
         const float prod = alpha * src[j];
         R& d = dst[c.col_offset(j)];
-        d = R(beta == 0.0f ? prod : prod + beta * static_cast<float>(d));
+        if constexpr (std::is_same_v<R, bfloat16>) {
+          // The fma the compiler contracted this to, spelled out: the bf16
+          // dot-product kernel rounds the same value into a row-major C.
+          d = R(beta == 0.0f ? prod : std::fma(alpha, src[j], beta * static_cast<float>(d)));
+        } else {
+          d = R(beta == 0.0f ? prod : prod + beta * static_cast<float>(d));
+        }
       }
     }
   };

@@ -20,10 +20,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
 #include <vector>
+
+#include <immintrin.h>
 
 #include "kernels/core/dtype_dispatch.h"
 #include "kernels/linalg/gemm.h"
@@ -216,5 +219,91 @@ TEST_CASE("bfloat16 gemm on the AVX512-BF16 kernel keeps infinities next to its 
         }
       }
     }
+  }
+}
+
+namespace {
+
+// The kernel's arithmetic for one element, written the plainest way: k's
+// pairs (2p, 2p + 1) (the last one (k - 1, 0) for odd k) summed in order
+// into a float32 by the same instruction, starting from 0. Any blocking,
+// threading or epilogue of the kernel must give exactly this sum.
+__attribute__((target("avx512f,avx512bf16"))) float pair_sum(const std::vector<uint32_t>& a,
+                                                             const std::vector<uint32_t>& b) {
+  __m512 acc = _mm512_setzero_ps();
+  for (std::size_t p = 0; p < a.size(); ++p) {
+    acc = _mm512_dpbf16_ps(acc, (__m512bh)_mm512_set1_epi32(static_cast<int>(a[p])),
+                           (__m512bh)_mm512_set1_epi32(static_cast<int>(b[p])));
+  }
+  return _mm512_cvtss_f32(acc);
+}
+
+uint16_t bits_of(bfloat16 v) {
+  uint16_t u;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+// gemm() against pair_sum rounded once, bit for bit: R(alpha * acc), or
+// R(fma(alpha, acc, beta * c)) with beta != 0 (the engine's rounding).
+void check_bits(const Case& c) {
+  std::mt19937 rng(static_cast<unsigned>(c.m * 7 + c.n * 3 + c.k));
+  const Operand a = make(c.batch, c.m, c.k, c.la, false, rng);
+  const Operand b = make(c.batch, c.k, c.n, c.lb, c.bcast_b, rng);
+  Operand out = make(c.batch, c.m, c.n, c.lc, false, rng);
+  const Operand before = out;
+  GemmArgs g = gemm_test::product(npu::model::DType::BFloat16, c.m, c.n, c.k, a.g, b.g, out.g, c.batch);
+  g.alpha = c.alpha;
+  g.beta = c.beta;
+  REQUIRE(npu::kernels::linalg::bf16_dot_chosen(g));
+  npu::kernels::linalg::gemm(g);
+
+  const int64_t pairs = (c.k + 1) / 2;
+  const auto unit = [&](const Operand& x, int64_t bi, int64_t i, int64_t j, bool along_rows) {
+    // (k index 2p, 2p + 1) of row i (A) or column j (B) as one 32-bit unit.
+    const auto at = [&](int64_t l) -> uint32_t {
+      if (l >= c.k) return 0;
+      return bits_of(x.storage[along_rows ? x.offset(bi, i, l) : x.offset(bi, l, j)]);
+    };
+    const int64_t p = along_rows ? j : i;
+    return at(2 * p) | (at(2 * p + 1) << 16);
+  };
+  std::vector<uint32_t> a_units(static_cast<std::size_t>(pairs)), b_units(static_cast<std::size_t>(pairs));
+  const float alpha = static_cast<float>(c.alpha), beta = static_cast<float>(c.beta);
+  for (int64_t bi = 0; bi < c.batch; ++bi) {
+    for (int64_t i = 0; i < c.m; ++i) {
+      for (int64_t p = 0; p < pairs; ++p) a_units[p] = unit(a, bi, i, p, true);
+      for (int64_t j = 0; j < c.n; ++j) {
+        for (int64_t p = 0; p < pairs; ++p) b_units[p] = unit(b, c.bcast_b ? 0 : bi, p, j, false);
+        const float acc = pair_sum(a_units, b_units);
+        const float old = static_cast<float>(before.storage[before.offset(bi, i, j)]);
+        const bfloat16 want(beta == 0.0f ? alpha * acc : std::fma(alpha, acc, beta * old));
+        const bfloat16 got = out.storage[out.offset(bi, i, j)];
+        INFO("b " << bi << " i " << i << " j " << j << " want " << static_cast<float>(want) << " got "
+                  << static_cast<float>(got));
+        REQUIRE(bits_of(got) == bits_of(want));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("bfloat16 gemm on the AVX512-BF16 kernel sums k pairs in order and rounds once, bit for bit",
+          "[gemm][bf16dot]") {
+  if (!npu::kernels::linalg::bf16_dot_available()) {
+    WARN("skipped: this build or CPU has no AVX512-BF16, gemm() takes the float32 path for bfloat16");
+    return;
+  }
+  // A transformer's projection (x @ w and x @ w.t()), on all workers.
+  check_bits({1, 256, 512, 128, Layout::Row, Layout::Row, Layout::Row});
+  check_bits({1, 256, 512, 128, Layout::Row, Layout::Col, Layout::Row});
+  // k past one register pass (odd, then several blocks), edge tiles, every
+  // operand layout, C row-major (rounded by the kernel) and strided or
+  // column-major (rounded by gemm.cpp), beta != 0.
+  check_bits({1, 100, 130, 1025, Layout::Col, Layout::Row, Layout::Row, false, false, 0.5, 0.0});
+  for (const Layout lc : {Layout::Row, Layout::Col, Layout::Strided}) {
+    check_bits({2, 29, 64, 2100, Layout::Blocked, Layout::Strided, lc, true, false, -1.5, 0.75});
+    check_bits({3, 15, 33, 3, Layout::Strided, Layout::Col, lc, false, false, 2.0, 1.0});
   }
 }
