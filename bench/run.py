@@ -297,7 +297,8 @@ def memcpy_bandwidth(n: int) -> float:
     return 2 * n * 4 / seconds / 1e9
 
 
-def run(quick: bool) -> tuple[list[Row], float]:
+def latency_rows(quick: bool) -> list[Row]:
+    """One op on a 64-element tensor (launch overhead), and the cores a loop of them keeps busy."""
     rows: list[Row] = []
     iters = 300 if quick else 2000
     cpu_small, npu_small = _small_ops("cpu"), _small_ops("npu")
@@ -316,6 +317,12 @@ def run(quick: bool) -> tuple[list[Row], float]:
         if device == "cpu":
             cpu_busy = busy
     rows.append(Row("host_cpu", "add loop", cpu_busy, busy, "cores", busy / cpu_busy, "-"))
+    return rows
+
+
+def run(quick: bool) -> tuple[list[Row], float]:
+    iters = 300 if quick else 2000
+    rows = latency_rows(quick)
     with warnings.catch_warnings():
         # Whatever a cell still runs through the CPU fallback would warn on
         # every step (its matmuls are native since issue 14).
@@ -365,12 +372,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer iterations, smaller tensors")
     parser.add_argument("--only-mid", action="store_true", help="only the mid-size (180K-element) rows")
     parser.add_argument("--only-train", action="store_true", help="only the transformer and LSTM training rows")
+    parser.add_argument("--only-latency", action="store_true", help="only the small-op latency rows")
     args = parser.parse_args(argv)
     torch.set_num_threads(torch.get_num_threads())
     if args.only_mid:
         rows, memcpy = mid_rows(args.quick), memcpy_bandwidth(MID_N)
     elif args.only_train:
         rows, memcpy = train_rows(args.quick), memcpy_bandwidth(MID_N)
+    elif args.only_latency:
+        rows, memcpy = latency_rows(args.quick), memcpy_bandwidth(MID_N)
     else:
         rows, memcpy = run(args.quick)
     print(f"{'kind':<11}{'op':<14}{'cpu':>10}{'npu':>10}  {'unit':<6}{'npu/cpu':>9}  target")

@@ -138,20 +138,19 @@ void load(const std::string& mode, const std::string& emu_library) {
   for (auto& h : handles) r.handles.push_back(h.release());
   r.table = std::move(table);
   r.ready = true;
+  detail::g_loaded_table.store(&r.table, std::memory_order_release);
 }
 
-bool loaded() {
-  // Asked by every free of npu memory: `ready` is atomic and set last by load.
-  return registry().ready.load(std::memory_order_acquire);
+
+namespace detail {
+
+std::atomic<const AclDriver*> g_loaded_table{nullptr};
+
+void throw_not_loaded() {
+  throw std::runtime_error("the NPU driver is not loaded: import npu_emu (or set NPU=emu) before using npu");
 }
 
-const AclDriver& driver() {
-  Registry& r = registry();
-  if (!r.ready) {
-    throw std::runtime_error("the NPU driver is not loaded: import npu_emu (or set NPU=emu) before using npu");
-  }
-  return r.table;
-}
+}  // namespace detail
 
 std::string loaded_libraries() {
   std::string libs;

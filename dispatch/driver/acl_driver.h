@@ -3,6 +3,7 @@
 // Dispatch code calls ACL only through this table, so it never links either.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,10 +34,26 @@ struct AclDriver {
 // Loading twice with the same mode is a no-op; another mode is an error.
 void load(const std::string& mode, const std::string& emu_library);
 
-bool loaded();
 
-// The loaded table; throws when load() has not succeeded.
-const AclDriver& driver();
+namespace detail {
+// The registry's table once load() has filled it, null before (never reset:
+// a loaded driver stays loaded). Constant-initialized, so usable at any time.
+extern std::atomic<const AclDriver*> g_loaded_table;
+[[noreturn]] void throw_not_loaded();
+}  // namespace detail
+
+// The loaded table; throws when load() has not succeeded. Inline: every
+// launch reaches the table about ten times (each description made and
+// destroyed, the op pair), an out-of-line call with a function-local static
+// each time cost more than the loads themselves.
+inline const AclDriver& driver() {
+  const AclDriver* table = detail::g_loaded_table.load(std::memory_order_acquire);
+  if (table == nullptr) detail::throw_not_loaded();
+  return *table;
+}
+
+// Asked by every free of npu memory.
+inline bool loaded() { return detail::g_loaded_table.load(std::memory_order_acquire) != nullptr; }
 
 // Returns `fn`, or throws naming `symbol` and the loaded libraries when the
 // driver did not provide it (a CANN version without that op, say).

@@ -10,22 +10,42 @@
 
 namespace npu::emu {
 
+namespace {
+
+// What a binary op's task captures, built once where it will be run from:
+// the operands are resolved straight into it and checked there (a lambda
+// capturing checked locals copied every operand view once more).
+struct BinaryTask {
+  BinaryFn op;
+  kernels::Operand a, b;
+  kernels::Scalar alpha;
+  kernels::TensorView out;
+  kernels::BinaryDtypes dtypes{};
+  void operator()() const { kernels::binary(op, dtypes, out, a, b, alpha); }
+};
+
+kernels::Scalar alpha_value(const OperandArg& alpha) {
+  const kernels::Operand arg = alpha.resolve();
+  return arg.present() ? arg.scalar() : kernels::Scalar::from_int(1);
+}
+
+kernels::TensorView out_view(const aclTensor* out) {
+  require_tensor(out, "out");
+  return out->view();
+}
+
+}  // namespace
+
 TaskBody binary_task(BinaryFn op, const OperandArg& self, const OperandArg& other,
                      const OperandArg& alpha, aclTensor* out) {
-  // Not const: moved into the task.
-  kernels::Operand a = self.resolve(), b = other.resolve();
-  const kernels::Operand alpha_arg = alpha.resolve();
-  const kernels::Scalar al = alpha_arg.present() ? alpha_arg.scalar() : kernels::Scalar::from_int(1);
-  require_tensor(out, "out");
-  const kernels::BinaryDtypes dtypes = kernels::binary_dtypes(op, a, b, out->dtype, al);
-  check_pointwise_out(out, kernels::broadcast_operands({&a, &b}), dtypes.result);
+  // Braced: self, other, alpha and out are checked in this order.
+  BinaryTask task{op, self.resolve(), other.resolve(), alpha_value(alpha), out_view(out)};
+  task.dtypes = kernels::binary_dtypes(op, task.a, task.b, out->dtype, task.alpha);
+  check_pointwise_out(out, kernels::broadcast_operands({&task.a, &task.b}), task.dtypes.result);
   // The kernel takes the dtypes and out's shape checked here as they are.
-  auto task = [op, dtypes, a = std::move(a), b = std::move(b), al, o = out->view()] {
-    kernels::binary(op, dtypes, o, a, b, al);
-  };
   // The most frequent launch: its task must not allocate.
-  static_assert(TaskBody::stores_inline<decltype(task)>(), "the binary task outgrew TaskBody's inline room");
-  return task;
+  static_assert(TaskBody::stores_inline<BinaryTask>(), "the binary task outgrew TaskBody's inline room");
+  return TaskBody(std::move(task));
 }
 
 namespace {

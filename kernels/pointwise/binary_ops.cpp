@@ -332,19 +332,32 @@ void binary(BinaryFn op, const BinaryDtypes& dtypes, const TensorView& out, cons
             const Scalar& alpha) {
   const auto [compute, result] = dtypes;
   const Shape& shape = out.sizes;
+  const auto compute_into_out = [&](const TensorView& x, const TensorView& y) {
+    with_output_dtype(out, result, [&](const TensorView& o) {
+      if (op == BinaryFn::Pow && b.is_scalar() && model::is_floating_point(compute)) {
+        return pow_scalar(o, x, b.scalar());
+      }
+      visit_pointwise_dtype(info(op).name, compute, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        visit_op<BinaryFn, kNumOps>(op, [&](auto op_c) { run<decltype(op_c)::value, T>(o, x, y, alpha); });
+      });
+    });
+  };
+  // Two tensors of out's shape already in the compute dtype (most small
+  // ops): used as they are. operand_as and broadcast_to would return the
+  // same views, at the price of two view copies each (a small op's launch
+  // time is mostly such overhead). Bool operands take the general path,
+  // which normalizes bool bytes above one.
+  if (!a.is_scalar() && !b.is_scalar() && compute != DType::Bool && a.tensor().dtype == compute &&
+      b.tensor().dtype == compute && a.tensor().sizes == shape && b.tensor().sizes == shape) {
+    return compute_into_out(a.tensor(), b.tensor());
+  }
   std::optional<ScratchTensor> hold_a, hold_b;
   const TensorView x = broadcast_to(operand_as(a, compute, hold_a), shape);
   const bool opmath_scalar = keeps_scalar_in_opmath(op) && b.is_scalar() &&
                              (compute == DType::Float16 || compute == DType::BFloat16);
   const TensorView y = broadcast_to(operand_as(b, opmath_scalar ? DType::Float32 : compute, hold_b), shape);
-
-  with_output_dtype(out, result, [&](const TensorView& o) {
-    if (op == BinaryFn::Pow && b.is_scalar() && model::is_floating_point(compute)) return pow_scalar(o, x, b.scalar());
-    visit_pointwise_dtype(info(op).name, compute, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      visit_op<BinaryFn, kNumOps>(op, [&](auto op_c) { run<decltype(op_c)::value, T>(o, x, y, alpha); });
-    });
-  });
+  compute_into_out(x, y);
 }
 
 }  // namespace npu::kernels

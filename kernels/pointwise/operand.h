@@ -50,8 +50,18 @@ inline TensorView operand_as(const Operand& operand, DType dtype, std::optional<
 // not broadcast.
 inline Shape broadcast_operands(std::initializer_list<const Operand*> operands) {
   Shape shape;
+  bool any_tensor = false;
   for (const Operand* op : operands) {
-    if (op->present()) shape = broadcast_shapes(shape, op->sizes());
+    // A scalar (shape []) leaves the shape as it is; a tensor of the shape
+    // so far too (the common case: checked without building a new shape).
+    if (!op->present() || op->is_scalar()) continue;
+    const Shape& sizes = op->tensor().sizes;
+    if (!any_tensor) {
+      shape = sizes;
+      any_tensor = true;
+    } else if (sizes != shape) {
+      shape = broadcast_shapes(shape, sizes);
+    }
   }
   return shape;
 }

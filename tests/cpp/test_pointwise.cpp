@@ -526,6 +526,68 @@ TEST_CASE("binary over every supported dtype against a double reference", "[poin
   }
 }
 
+TEST_CASE("binary: same-shape contiguous operands, strided ones and mixed dtypes agree elementwise", "[pointwise]") {
+  // Same-shape operands in the compute dtype take a shortcut (no conversion,
+  // no broadcast view, one contiguous run); each variant here leaves it at a
+  // different point and must give the same values.
+  const int rows = 3, cols = 5;
+  std::vector<float> a(rows * cols), b(rows * cols);
+  for (int i = 0; i < rows * cols; ++i) {
+    a[i] = static_cast<float>(i) * 0.75f - 4.0f;
+    b[i] = static_cast<float>(i % 4) + 0.5f;
+  }
+  const auto a_at = [&](int i, int j) { return a[i * cols + j]; };
+  const auto b_at = [&](int i, int j) { return b[i * cols + j]; };
+  // b's values transposed in memory, read back as [rows, cols]: a strided view.
+  std::vector<float> bt(rows * cols);
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) bt[j * rows + i] = b_at(i, j);
+  }
+  SECTION("contiguous float32, size-1 dims with arbitrary strides") {
+    std::vector<float> out(rows * cols);
+    binary(BinaryFn::Mul, view_of(out, DType::Float32, {rows, 1, cols}, {cols, 7, 1}),
+           view_of(a, DType::Float32, {rows, 1, cols}, {cols, 99, 1}), view_of(b, DType::Float32, {rows, 1, cols}),
+           Scalar::from_int(1));
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) CHECK(out[i * cols + j] == a_at(i, j) * b_at(i, j));
+    }
+  }
+  SECTION("a strided operand of the same shape") {
+    std::vector<float> out(rows * cols);
+    binary(BinaryFn::Sub, view_of(out, DType::Float32, {rows, cols}), view_of(a, DType::Float32, {rows, cols}),
+           view_of(bt, DType::Float32, {rows, cols}, {1, rows}), Scalar::from_int(2));
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) CHECK(out[i * cols + j] == a_at(i, j) - 2.0f * b_at(i, j));
+    }
+  }
+  SECTION("an operand of another dtype, and an output of another dtype") {
+    std::vector<double> bd(b.begin(), b.end()), out(rows * cols);
+    binary(BinaryFn::Add, view_of(out, DType::Float64, {rows, cols}), view_of(a, DType::Float32, {rows, cols}),
+           view_of(bd, DType::Float64, {rows, cols}), Scalar::from_int(1));
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) CHECK(out[i * cols + j] == static_cast<double>(a_at(i, j)) + bd[i * cols + j]);
+    }
+    std::vector<double> wide(rows * cols);
+    binary(BinaryFn::Mul, view_of(wide, DType::Float64, {rows, cols}), view_of(a, DType::Float32, {rows, cols}),
+           view_of(b, DType::Float32, {rows, cols}), Scalar::from_int(1));
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) CHECK(wide[i * cols + j] == static_cast<double>(a_at(i, j) * b_at(i, j)));
+    }
+  }
+  SECTION("bool operands with bytes above one are read as true") {
+    std::vector<uint8_t> x = {0, 2, 1, 7}, y = {3, 0, 1, 4}, out(4, 9);
+    binary(BinaryFn::BitwiseXor, view_of(out, DType::Bool, {4}), view_of(x, DType::Bool, {4}),
+           view_of(y, DType::Bool, {4}), Scalar::from_int(1));
+    CHECK(out == std::vector<uint8_t>{1, 1, 0, 0});
+  }
+  SECTION("zero elements") {
+    std::vector<float> out(1, 42.0f);
+    binary(BinaryFn::Add, view_of(out, DType::Float32, {0, cols}), view_of(a, DType::Float32, {0, cols}),
+           view_of(b, DType::Float32, {0, cols}), Scalar::from_int(1));
+    CHECK(out[0] == 42.0f);
+  }
+}
+
 TEST_CASE("binary large strided inputs split across threads", "[pointwise]") {
   const int rows = 512, cols = 300;
   std::vector<float> a(rows * cols), b(cols), out(rows * cols);
