@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from npu_emu.conformance.results import UnitResult
 
-_CPU_CLASS = re.compile(r"(?<=[a-z0-9_])CPU(?=::|$)")
+_CPU_CLASS = re.compile(r"(?<=\w)CPU(?=::|$)")
 _CPU_NAME = re.compile(r"_cpu(?=_|$|\[)")
 
 

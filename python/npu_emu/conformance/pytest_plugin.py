@@ -79,7 +79,7 @@ def test_id(nodeid: str, test_dir: Path | None, rootdir: Path) -> str:
 # of the process has run its setUpClass, "npu" after it. So the same test is
 # TestFooPRIVATEUSE1 in one run and TestFooNPU in another (which file comes
 # first in the process decides); the canonical id uses NPU.
-_CLASS_SUFFIX = re.compile(r"(?<=[a-z0-9_])PRIVATEUSE1(?=::|$)")
+_CLASS_SUFFIX = re.compile(r"(?<=\w)PRIVATEUSE1(?=::|$)")
 _NAME_DEVICE = re.compile(r"_privateuse1(?=_|$|\[)")
 
 
@@ -159,12 +159,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     entry = {"id": _id(report.nodeid), "when": report.when, "outcome": category,
              "duration": round(report.duration, 4)}
-    if category in ("failed", "error", "skipped", "xfailed"):
+    if category in ("failed", "error", "skipped"):
         entry["message"] = _crash_message(report)
-    if category in ("failed", "error", "xfailed"):
+    if category in ("failed", "error"):
         entry["details"] = _details(report)
     if hasattr(report, "wasxfail"):
         entry["xfail_reason"] = str(report.wasxfail)
+    if type(report).__name__ == "SubtestReport":  # one subTest of the test (pytest >= 9 reports them)
+        entry["subtest"] = True
     _record(entry)
 
 

@@ -139,13 +139,21 @@ def read_records(path: Path) -> tuple[list[dict], dict[str, int] | None]:
     return records, totals
 
 
+def _is_subtest(record: dict) -> bool:
+    return bool(record.get("subtest")) or record["outcome"].startswith("subtests ")
+
+
 def merged_outcome(records: Sequence[dict]) -> dict:
-    """The record that decides one test's unit: the worst of its reports."""
-    return min(records, key=lambda r: _SEVERITY.index(r["outcome"]))
+    """The record that decides one test's unit: the worst of its reports,
+    leaving out its subTests' own (pytest fails the test itself when one of
+    them fails)."""
+    own = [r for r in records if not _is_subtest(r)] or records
+    return min(own, key=lambda r: _SEVERITY.index(r["outcome"].removeprefix("subtests ")))
 
 
 def unit_from_records(tid: str, records: Sequence[dict]) -> UnitResult:
     decisive = merged_outcome(records)
+    outcome = decisive["outcome"].removeprefix("subtests ")
     classname, name = junit_names(tid)
     collection = decisive.get("when") == "collect"
     if collection:
@@ -154,13 +162,13 @@ def unit_from_records(tid: str, records: Sequence[dict]) -> UnitResult:
         base, dtype = split_dtype(name)
         op = f"{tid.rsplit('::', 1)[0]}::{base}"
     result = UnitResult(op, dtype, tolerance_source="n/a", classname=classname, name=name,
-                        test_id=canonical_id(op if collection else tid), pytest_outcome=decisive["outcome"],
+                        test_id=canonical_id(op if collection else tid), pytest_outcome=outcome,
                         details=decisive.get("details", ""))
     result.duration_s = round(sum(r.get("duration", 0.0) for r in records), 4)
-    status = _STATUS[decisive["outcome"]]
+    status = _STATUS[outcome]
     message = decisive.get("message", "")
-    if decisive["outcome"] == "xfailed":
-        message = message or decisive.get("xfail_reason", "")
+    if outcome == "xfailed":  # pytest keeps the reason of the mark, not the exception
+        message = decisive.get("xfail_reason", "") or "expected failure"
     result.samples[status] = 1
     if status == "skipped":
         result.skip_reason = message or "skipped"
