@@ -225,6 +225,7 @@ def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: 
         outcomes.unlink()
     progress_r, progress_w = os.pipe()
     env[PROGRESS_FD_ENV] = str(progress_w)
+    started = time.monotonic()
     with open(log, "w") as log_file:
         try:
             proc = subprocess.Popen(command, cwd=test_dir, env=env, stdout=log_file, stderr=subprocess.STDOUT,
@@ -242,7 +243,8 @@ def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: 
     elif totals is None:  # crashed, or killed before pytest printed its summary
         problem = (f"pytest did not finish (exit code {proc.returncode}, a crash?): the tests after the last "
                    f"reported one did not run; see {log}")
-    runner_path(out, file).write_text(json.dumps({"file": file, "problem": problem}) + "\n")
+    runner_path(out, file).write_text(json.dumps({"file": file, "problem": problem,
+                                                  "wall_s": round(time.monotonic() - started, 1)}) + "\n")
     return results + ([_file_error(file, problem)] if problem else [])
 
 
@@ -302,6 +304,12 @@ def _counts(results: Sequence[UnitResult]) -> dict[str, int]:
     return counts
 
 
+def _file_wall(out: Path, file: str) -> float | None:
+    """Seconds the file's pytest process took (start to exit), if the runner recorded it."""
+    state = runner_path(out, file)
+    return json.loads(state.read_text()).get("wall_s") if state.exists() else None
+
+
 def write_reports(results: list[UnitResult], args: argparse.Namespace, wall: float, command: str,
                   selection: dict, per_file: dict[str, list[UnitResult]]) -> dict:
     from npu_emu.conformance.cli import REPORT_JSON, REPORT_JUNIT, REPORT_MD
@@ -312,8 +320,8 @@ def write_reports(results: list[UnitResult], args: argparse.Namespace, wall: flo
     report = json_report.build("upstream", results, wall_time_s=wall, command=command, selection=selection)
     report["device"] = args.device
     report["totals"]["pytest_outcomes"] = _counts(results)
-    report["files"] = {f: {**_counts(rs), "time_s": round(sum(r.duration_s for r in rs), 1)}
-                       for f, rs in per_file.items()}
+    report["files"] = {f: {**_counts(rs), "time_s": round(sum(r.duration_s for r in rs), 1),
+                           "wall_s": _file_wall(out, f)} for f, rs in per_file.items()}
     if args.cpu_report is not None:
         from npu_emu.conformance.reports import json_report as jr
         from npu_emu.conformance.cpu_reference import compare

@@ -76,11 +76,15 @@ def render(report: dict[str, Any], results: Sequence[UnitResult]) -> str:
            f"(listed, or marked by the test file), {oc['skip']} skipped, **{oc['fail']} unexpected failures, "
            f"{oc['xpass']} unexpected passes**.", "",
            "## Per file", "",
-           "| file | tests | " + " | ".join(OUTCOME_COLUMNS) + " | time (s) |",
-           "|---|---:|" + "---:|" * len(OUTCOME_COLUMNS) + "---:|"]
+           "tests: the sum of the test durations pytest measured; wall: the file's pytest process, start to exit "
+           "(import, collection and the time limit included).", "",
+           "| file | tests | " + " | ".join(OUTCOME_COLUMNS) + " | tests (s) | wall (s) |",
+           "|---|---:|" + "---:|" * len(OUTCOME_COLUMNS) + "---:|---:|"]
     for file, counts in report.get("files", {}).items():
+        wall = counts.get("wall_s")
         out.append(f"| {file} | {sum(counts[c] for c in OUTCOME_COLUMNS)} | "
-                   + " | ".join(str(counts[c]) for c in OUTCOME_COLUMNS) + f" | {counts['time_s']:.0f} |")
+                   + " | ".join(str(counts[c]) for c in OUTCOME_COLUMNS)
+                   + f" | {counts['time_s']:.0f} | {'–' if wall is None else f'{wall:.0f}'} |")
     out.append("")
     ref = report.get("cpu_reference")
     if ref:
