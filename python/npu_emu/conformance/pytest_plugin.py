@@ -135,7 +135,10 @@ def _crash_message(report: pytest.CollectReport | pytest.TestReport) -> str:
 
 def _details(report: pytest.CollectReport | pytest.TestReport) -> str:
     text = report.longreprtext.split(REPRO_HINT)[0].rstrip() if report.failed else ""
-    return text[-_DETAILS_CHARS:]
+    if len(text) <= _DETAILS_CHARS:
+        return text
+    tail = text[-_DETAILS_CHARS:]
+    return "...\n" + tail[tail.find("\n") + 1:]  # whole lines only
 
 
 def _id(nodeid: str) -> str:
