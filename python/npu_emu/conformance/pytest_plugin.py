@@ -39,6 +39,9 @@ TEST_DIR_ENV = "NPU_EMU_CONFORMANCE_TEST_DIR"
 # FINISHED when the session's reports are written.
 PROGRESS_FD_ENV = "NPU_EMU_CONFORMANCE_PROGRESS_FD"
 COLLECTED, FINISHED = b"c", b"f"
+# "I/N": keep every N-th collected test starting at the I-th (1-based), in
+# collection order, so N CI jobs split a big file into disjoint parts.
+SHARD_ENV = "NPU_EMU_CONFORMANCE_SHARD"
 # The JSON-lines file this plugin writes pytest's outcomes to.
 OUTCOMES_ENV = "NPU_EMU_CONFORMANCE_OUTCOMES"
 # Of a failure's traceback, the last characters kept (the junit body).
@@ -94,7 +97,16 @@ def canonical_id(tid: str) -> str:
     return "::".join(parts)
 
 
+def _shard(config: pytest.Config, items: list[pytest.Item]) -> None:
+    index, count = (int(x) for x in os.environ[SHARD_ENV].split("/"))
+    kept = [item for i, item in enumerate(items) if i % count == index - 1]
+    config.hook.pytest_deselected(items=[item for i, item in enumerate(items) if i % count != index - 1])
+    items[:] = kept
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get(SHARD_ENV):
+        _shard(config, items)
     skips_path = os.environ.get(SKIPS_ENV)
     if not skips_path:
         return

@@ -41,8 +41,8 @@ from typing import Sequence
 import torch
 
 from npu_emu.conformance import upstream_expected
-from npu_emu.conformance.pytest_plugin import (COLLECTED, FINISHED, OUTCOMES_ENV, PROGRESS_FD_ENV, SKIPS_ENV,
-                                               TEST_DIR_ENV, canonical_id)
+from npu_emu.conformance.pytest_plugin import (COLLECTED, FINISHED, OUTCOMES_ENV, PROGRESS_FD_ENV, SHARD_ENV,
+                                               SKIPS_ENV, TEST_DIR_ENV, canonical_id)
 from npu_emu.conformance.results import FirstFailure, UnitResult
 
 DEFAULT_FILES = ("test_ops.py", "test_torch.py", "test_nn.py", "test_autograd.py", "test_binary_ufuncs.py",
@@ -73,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="skip list (default conformance/upstream_skips.txt)")
     p.add_argument("-k", dest="keyword", help="pytest -k expression, to run a subset")
     p.add_argument("-j", "--jobs", type=int, default=1, help="files run in parallel (default 1)")
+    p.add_argument("--shard", metavar="I/N",
+                   help="run the I-th of N disjoint parts of each file's tests (every N-th test in collection "
+                        "order, 1-based), e.g. one CI job per part")
     p.add_argument("--file-timeout", type=float, default=None,
                    help="seconds one file's tests may run, counted from the end of its collection; then pytest "
                         "is interrupted: the tests it finished are reported, the file gets one errored unit")
@@ -217,6 +220,9 @@ def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: 
     if args.keyword:
         command += ["-k", args.keyword]
     env = dict(os.environ)
+    env.pop(SHARD_ENV, None)
+    if args.shard:
+        env[SHARD_ENV] = args.shard
     env.update({"PYTORCH_TESTING_DEVICE_ONLY_FOR": "privateuse1" if args.device == "npu" else "cpu",
                 "NPU_EMU_FALLBACK": "allow", SKIPS_ENV: str(skips.resolve()), TEST_DIR_ENV: str(test_dir.resolve()),
                 OUTCOMES_ENV: str(outcomes.resolve())})
@@ -354,6 +360,13 @@ def run_upstream(argv: Sequence[str]) -> int:
     for name, value in (("--file-timeout", args.file_timeout), ("--collect-timeout", args.collect_timeout)):
         if value is not None and value <= 0:
             problems.append(f"{name} must be > 0 seconds, got {value:g}")
+    if args.shard is not None:
+        from npu_emu.conformance.plan import parse_shard
+
+        try:
+            parse_shard(args.shard)
+        except ValueError as exc:
+            problems.append(str(exc))
     if args.cpu_report is not None and not args.cpu_report.is_file():
         problems.append(f"--cpu-report: {args.cpu_report} not found")
     if args.device == "cpu" and args.update_expected:
@@ -399,6 +412,7 @@ def run_upstream(argv: Sequence[str]) -> int:
         for r in results:
             upstream_expected.apply(r, new)
     selection = {"pytorch_src": str(src), "files": " ".join(args.files), "k": args.keyword or "none",
+                 "shard": args.shard or "none",
                  "device": args.device, "skips": str(skips), "expected": str(expected_path) if entries or
                  args.device == "npu" else "none", "jobs": args.jobs}
     command = "npu-emu conformance upstream " + shlex.join(argv)
