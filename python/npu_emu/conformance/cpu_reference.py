@@ -41,23 +41,33 @@ def failing_ids(cpu_units: Iterable[UnitResult]) -> set[str]:
 
 def compare(npu_units: Iterable[UnitResult], cpu_units: Iterable[UnitResult], source: str) -> dict[str, Any]:
     """Per file and in total, over the tests reported on both sides: how many
-    passed on CPU, on npu, and the ratio; plus the tests that passed on CPU
-    but not on npu."""
+    passed on CPU, on npu, and the ratio; the same over the tests neither
+    side skipped (a test restricted to one device type, @onlyCPU or
+    @onlyNativeDeviceTypes, skips on the other); plus the tests that passed
+    on CPU but not on npu."""
     npu, cpu = _tests(npu_units), _tests(cpu_units)
     common = sorted(set(npu) & set(cpu))
     files: dict[str, dict[str, Any]] = {}
     for tid in common:
         f = files.setdefault(tid.split("::", 1)[0], {"tests": 0, "cpu_passed": 0, "npu_passed": 0,
-                                                     "cpu_only_passed": 0, "npu_only_passed": 0})
+                                                     "cpu_only_passed": 0, "npu_only_passed": 0, "ran_on_both": 0,
+                                                     "cpu_passed_of_ran": 0, "npu_passed_of_ran": 0})
         f["tests"] += 1
+        if cpu[tid].pytest_outcome != "skipped" and npu[tid].pytest_outcome != "skipped":
+            f["ran_on_both"] += 1
+            f["cpu_passed_of_ran"] += _passed(cpu[tid])
+            f["npu_passed_of_ran"] += _passed(npu[tid])
         f["cpu_passed"] += _passed(cpu[tid])
         f["npu_passed"] += _passed(npu[tid])
         f["cpu_only_passed"] += _passed(cpu[tid]) and not _passed(npu[tid])
         f["npu_only_passed"] += _passed(npu[tid]) and not _passed(cpu[tid])
-    total = {k: sum(f[k] for f in files.values()) for k in ("tests", "cpu_passed", "npu_passed",
-                                                              "cpu_only_passed", "npu_only_passed")}
+    keys = ("tests", "cpu_passed", "npu_passed", "cpu_only_passed", "npu_only_passed", "ran_on_both",
+            "cpu_passed_of_ran", "npu_passed_of_ran")
+    total = {k: sum(f[k] for f in files.values()) for k in keys}
     for f in [*files.values(), total]:
         f["ratio"] = round(f["npu_passed"] / f["cpu_passed"], 4) if f["cpu_passed"] else None
+        f["ratio_of_ran"] = (round(f["npu_passed_of_ran"] / f["cpu_passed_of_ran"], 4) if f["cpu_passed_of_ran"]
+                             else None)
     return {"source": source, "only_npu_reported": len(set(npu) - set(cpu)),
             "only_cpu_reported": len(set(cpu) - set(npu)), "files": files, "total": total,
             "cpu_only_passed": [tid for tid in common if _passed(cpu[tid]) and not _passed(npu[tid])]}

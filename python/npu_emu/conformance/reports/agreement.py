@@ -52,7 +52,11 @@ def check(out: Path) -> list[str]:
         problems.append("junit.xml: a testcase (classname, name) appears twice")
     by_name = {(u.get("classname"), u.get("name")): u for u in units}
     pytest_tests: set[tuple[str, str]] = set()
-    for path in sorted((out / "upstream").glob("*.outcomes.jsonl")):
+    from npu_emu.conformance.upstream import outcomes_path
+
+    files = report.get("selection", {}).get("files", "").split()
+    paths = [outcomes_path(out, f) for f in files] if files else sorted((out / "upstream").glob("*.outcomes.jsonl"))
+    for path in paths:
         records, totals = read_records(path)
         counted: dict[str, int] = {}
         for rec in records:

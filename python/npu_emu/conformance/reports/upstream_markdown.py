@@ -91,12 +91,16 @@ def render(report: dict[str, Any], results: Sequence[UnitResult]) -> str:
         out += ["## npu against CPU (the same tests)", "",
                 f"CPU reference: `{ref['source']}`. Over the tests reported on both sides "
                 f"({ref['only_npu_reported']} reported only on npu, {ref['only_cpu_reported']} only on CPU, "
-                "left out): passed on each, and npu's pass count as a share of CPU's.", "",
-                "| file | tests | CPU passed | npu passed | npu / CPU | pass on CPU only | pass on npu only |",
-                "|---|---:|---:|---:|---:|---:|---:|"]
+                "left out): passed on each, and npu's pass count as a share of CPU's; then the same over the "
+                "tests neither side skipped (tests restricted to one device type, `@onlyCPU` or "
+                "`@onlyNativeDeviceTypes`, skip on the other).", "",
+                "| file | tests | CPU passed | npu passed | npu / CPU | pass on CPU only | pass on npu only "
+                "| ran on both | CPU passed | npu passed | npu / CPU |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for file, f in [*ref["files"].items(), ("**total**", ref["total"])]:
             out.append(f"| {file} | {f['tests']} | {f['cpu_passed']} | {f['npu_passed']} | {_pct(f['ratio'])} | "
-                       f"{f['cpu_only_passed']} | {f['npu_only_passed']} |")
+                       f"{f['cpu_only_passed']} | {f['npu_only_passed']} | {f['ran_on_both']} | "
+                       f"{f['cpu_passed_of_ran']} | {f['npu_passed_of_ran']} | {_pct(f['ratio_of_ran'])} |")
         out.append("")
     unexpected = [r for r in results if r.outcome == "fail"]
     expected = [r for r in results if r.outcome == "xfail" and r.pytest_outcome != "xfailed"]
