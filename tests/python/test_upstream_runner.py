@@ -263,7 +263,8 @@ def test_a_timed_out_file_keeps_pytorch_names_of_the_tests_it_finished(tmp_path)
     cases = {c.get("name"): c for c in root.iter("testcase")}
     assert cases["test_a_fast_npu"].get("classname") == "test_slow.TestSlowPRIVATEUSE1"
     assert cases["test_a_fast_npu"].find("failure") is None
-    assert "--file-timeout 15 s" in cases["(file)"].find("error").get("message")
+    message = cases["(file)"].find("error").get("message")
+    assert "--file-timeout 15 s" in message and "during test_slow.py::TestSlowPRIVATEUSE1::test_b_hangs_npu" in message
     assert agreement.check(tmp_path / "out") == []
 
 

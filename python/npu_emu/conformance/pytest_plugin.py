@@ -164,6 +164,11 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
                  "message": _crash_message(report), "details": _details(report), "duration": 0.0})
 
 
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+    # So that a crash (the process gone mid-test) names the test it hit.
+    _record({"started": _id(nodeid)})
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     config = _config

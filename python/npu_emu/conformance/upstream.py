@@ -137,9 +137,26 @@ def read_records(path: Path) -> tuple[list[dict], dict[str, int] | None]:
             continue  # a line cut by a crash
         if "pytest_totals" in entry:
             totals = entry["pytest_totals"]
-        else:
+        elif "started" not in entry:
             records.append(entry)
     return records, totals
+
+
+def last_unfinished(path: Path) -> str:
+    """The test that started last and has no call or teardown report: the one
+    a crash or an interrupt hit ("" if none)."""
+    last, done = "", set()
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if "started" in entry:
+                last = entry["started"]
+            elif entry.get("when") in ("call", "teardown") or entry.get("outcome") in ("error", "skipped"):
+                done.add(entry.get("id"))
+    return "" if last in done else last
 
 
 def _is_subtest(record: dict) -> bool:
@@ -244,11 +261,13 @@ def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: 
             os.close(progress_r)
     results, totals = read_outcomes(outcomes)
     problem = ""
+    hit = last_unfinished(outcomes)
+    during = f" during {hit}" if hit else ""
     if timed_out:
-        problem = f"{timed_out}: interrupted, the tests after the last reported one did not run; see {log}"
+        problem = f"{timed_out}: interrupted{during}, the tests after it did not run; see {log}"
     elif totals is None:  # crashed, or killed before pytest printed its summary
-        problem = (f"pytest did not finish (exit code {proc.returncode}, a crash?): the tests after the last "
-                   f"reported one did not run; see {log}")
+        problem = (f"pytest did not finish (exit code {proc.returncode}, a crash?){during}: the tests after it "
+                   f"did not run; see {log}")
     runner_path(out, file).write_text(json.dumps({"file": file, "problem": problem,
                                                   "wall_s": round(time.monotonic() - started, 1)}) + "\n")
     return results + ([_file_error(file, problem)] if problem else [])
