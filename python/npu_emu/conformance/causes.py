@@ -13,7 +13,7 @@ _MASKS = (
     (re.compile(r"torch\.Size\(\[[^\]]*\]\)"), "torch.Size([…])"),
     (re.compile(r"\[\s*-?\d+(?:\s*,\s*-?\d+)*\s*,?\s*\]"), "[…]"),
     (re.compile(r"\(\s*-?\d+(?:\s*,\s*-?\d+)+\s*,?\s*\)"), "(…)"),
-    (re.compile(r"(?<![A-Za-z_])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![A-Za-z_])"), "N"),
+    (re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][-+]?\d+)?(?!\w)"), "N"),
 )
 # A first line longer than this is cut after its first sentence (PyTorch's
 # dispatcher errors list every dispatch key on one line).

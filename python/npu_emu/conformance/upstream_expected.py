@@ -6,8 +6,9 @@ One test per line, `<test id>: <cause>`, the test id being
 canonical form (the class's device suffix NPU, whichever of PRIVATEUSE1 or
 NPU PyTorch chose in the run: pytest_plugin.canonical_id), e.g.
 `test_ops.py::TestCommonNPU::test_compare_cpu_add_npu_float32: RuntimeError: ...`.
-A file-level unit (a file that failed to import, or hit a time limit) is
-`<file>::(collection)` or `<file>`. `#` starts a comment line.
+A file that fails to import is `<file>::(collection)`. A file's crash or
+time limit (the runner's unit `<file>`) is never added by --update-expected:
+it ends the file's run and should fail it. `#` starts a comment line.
 
 A listed test that fails (failed or error, as pytest counts it) is an
 expected failure; a listed test that passes is an unexpected pass and fails
@@ -86,6 +87,8 @@ def updated(entries: dict[str, str], results: Iterable[UnitResult],
             cpu_failing: set[str] | None = None) -> dict[str, str]:
     new = dict(entries)
     for result in results:
+        if not result.pytest_outcome:  # the runner's unit for a file's crash or time limit: never expected
+            continue
         if failing(result):
             new[result.test_id] = entries.get(result.test_id) or describe(result, cpu_failing)
         elif result.pytest_outcome in ("passed", "xpassed", "xfailed"):
