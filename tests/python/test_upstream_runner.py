@@ -290,3 +290,14 @@ def test_shards_split_a_file_into_disjoint_parts(runs, tmp_path):
     assert agreement.check(tmp_path / "out") == []
     bad = run_cli(["--pytorch-src", str(tmp / "pytorch"), "--files", "test_outcomes.py", "--shard", "4/3"], tmp)
     assert bad.returncode == 2 and "--shard" in bad.stderr
+
+
+def test_repo_upstream_expected_file_parses_with_canonical_keys_and_causes():
+    from npu_emu.conformance.cli import data_dir
+
+    path = data_dir() / upstream_expected.FILE_NAME
+    entries = upstream_expected.load(path)
+    assert entries, path
+    raw_keys = [line.split(": ", 1)[0] for line in path.read_text().splitlines() if line and not line.startswith("#")]
+    assert raw_keys == [canonical_id(k) for k in raw_keys]  # written in the NPU form
+    assert all(cause.strip() for cause in entries.values())
