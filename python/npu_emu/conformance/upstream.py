@@ -168,12 +168,20 @@ def merged_outcome(records: Sequence[dict]) -> dict:
     leaving out its subTests' own (pytest fails the test itself when one of
     them fails)."""
     own = [r for r in records if not _is_subtest(r)] or records
-    return min(own, key=lambda r: _SEVERITY.index(r["outcome"].removeprefix("subtests ")))
+    return min(own, key=lambda r: _severity(r["outcome"].removeprefix("subtests ")))
+
+
+def _severity(outcome: str) -> int:
+    # A category some other plugin invented counts as an error (see unit_from_records).
+    return _SEVERITY.index(outcome) if outcome in _SEVERITY else 0
 
 
 def unit_from_records(tid: str, records: Sequence[dict]) -> UnitResult:
     decisive = merged_outcome(records)
     outcome = decisive["outcome"].removeprefix("subtests ")
+    if outcome not in _STATUS:  # not one of pytest's own categories: never silently a pass
+        decisive = {**decisive, "message": f"unknown pytest outcome {outcome!r}: {decisive.get('message', '')}"}
+        outcome = "error"
     classname, name = junit_names(tid)
     collection = decisive.get("when") == "collect"
     if collection:

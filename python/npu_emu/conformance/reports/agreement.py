@@ -77,6 +77,9 @@ def check(out: Path) -> list[str]:
             if case is None:
                 problems.append(f"{tid}: pytest reported it ({worst}), junit.xml has no testcase")
                 continue
+            if worst not in _STATUS:
+                problems.append(f"{tid}: pytest's outcome {worst!r} is none of {', '.join(_STATUS)}")
+                continue
             if unit["pytest_outcome"] != worst or unit["status"] != _STATUS[worst]:
                 problems.append(f"{tid}: pytest says {worst}, report.json {unit['pytest_outcome']}/"
                                 f"{unit['status']}")
