@@ -92,6 +92,7 @@ def autoload() -> None:
     try:
         mode = requested_mode()
         if mode is None:
+            _explain_missing_device_tests_at_exit()
             return
         importlib.import_module("npu_emu")
     except Exception as err:
@@ -100,3 +101,34 @@ def autoload() -> None:
             f"{reason} (npu-emu could not start as torch's npu backend with NPU={os.environ.get('NPU', '').strip()}; "
             "to import torch without it, unset NPU or set TORCH_DEVICE_BACKEND_AUTOLOAD=0)"
         ) from err
+
+
+# PyTorch's device-type tests: this variable restricts them to some devices.
+_DEVICE_TESTS_ENV = "PYTORCH_TESTING_DEVICE_ONLY_FOR"
+
+
+def _explain_missing_device_tests_at_exit() -> None:
+    """A process that asks PyTorch's test files for their npu tests
+    (PYTORCH_TESTING_DEVICE_ONLY_FOR=privateuse1 or npu) while the backend is
+    not active gets none of them, and pytest says only "no tests ran": say at
+    exit why, and how to activate it. Cheap: only the variable is read now."""
+    wanted = [d.strip() for d in os.environ.get(_DEVICE_TESTS_ENV, "").split(",")]
+    if "privateuse1" in wanted or "npu" in wanted:
+        import atexit
+
+        atexit.register(_report_if_still_inactive)
+
+
+def _report_if_still_inactive() -> None:
+    torch = sys.modules.get("torch")
+    try:
+        if torch is None or torch._C._get_privateuse1_backend_name() == "npu":
+            return
+    except AttributeError:
+        return
+    sys.stderr.write(
+        f"npu-emu: {_DEVICE_TESTS_ENV}={os.environ.get(_DEVICE_TESTS_ENV)} asks PyTorch's test files for their npu "
+        "tests, but the npu backend was not active in this process (NPU is unset), so PyTorch instantiated none "
+        "of them. Set NPU=emu (e.g. `NPU=emu python -m pytest test/test_ops.py`), or run the files with "
+        "`npu-emu conformance upstream --pytorch-src <checkout>`, or load the runner's plugin with "
+        "`-p npu_emu.conformance.pytest_plugin`.\n")

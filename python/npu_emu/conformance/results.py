@@ -70,6 +70,15 @@ class UnitResult:
     expected_reason: str = ""
     duration_s: float = 0.0
     may_fail: bool = False  # listed as machine-dependent: failing or passing are both expected
+    # Upstream runs only (PyTorch's test files): the test as pytest named it,
+    # its id with the class name made canonical (the expected-failures key),
+    # pytest's own outcome (passed, failed, error, skipped, xfailed, xpassed),
+    # and the end of a failure's traceback.
+    classname: str = ""
+    name: str = ""
+    test_id: str = ""
+    pytest_outcome: str = ""
+    details: str = ""
 
     @property
     def key(self) -> str:

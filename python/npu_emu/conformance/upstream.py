@@ -5,11 +5,17 @@ device-type test base, then converted to this runner's report format.
 Each file runs in its own pytest process (so a crash loses one file, and -j
 runs files in parallel) with:
 - PYTORCH_TESTING_DEVICE_ONLY_FOR=privateuse1: instantiate_device_type_tests
-  makes only the PrivateUse1 (npu) variants, no CPU ones;
+  makes only the PrivateUse1 (npu) variants, no CPU ones (`--device cpu`:
+  only the CPU variants of the same tests, the reference run; the backend
+  stays active, as test files adapted by torch_npu import it);
 - the plugin npu_emu.conformance.pytest_plugin: activates the backend before
-  the test module is imported and applies the skip list;
-- --junitxml, which is then read back into unit results (one per test; the
-  dtype is parsed from the test name's suffix).
+  the test module is imported, applies the skip list, and records every
+  test's outcome as pytest classifies it, and pytest's own totals, which the
+  units are built from (one per test, the dtype parsed from the name's
+  suffix);
+- then the upstream expected-failures file (upstream_expected.py) decides
+  which failures are expected, and the reports are checked against pytest's
+  own outcomes (reports/agreement.py).
 
 --file-timeout bounds the time a file's tests run, from the end of its
 collection to the written report (the plugin reports both through a pipe),
@@ -26,15 +32,17 @@ import shlex
 import signal
 import subprocess
 import sys
+import json
 import time
-import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
 import torch
 
-from npu_emu.conformance.pytest_plugin import COLLECTED, FINISHED, PROGRESS_FD_ENV, SKIPS_ENV, TEST_DIR_ENV
+from npu_emu.conformance import upstream_expected
+from npu_emu.conformance.pytest_plugin import (COLLECTED, FINISHED, OUTCOMES_ENV, PROGRESS_FD_ENV, SHARD_ENV,
+                                               SKIPS_ENV, TEST_DIR_ENV, canonical_id)
 from npu_emu.conformance.results import FirstFailure, UnitResult
 
 DEFAULT_FILES = ("test_ops.py", "test_torch.py", "test_nn.py", "test_autograd.py", "test_binary_ufuncs.py",
@@ -65,11 +73,27 @@ def _parser() -> argparse.ArgumentParser:
                    help="skip list (default conformance/upstream_skips.txt)")
     p.add_argument("-k", dest="keyword", help="pytest -k expression, to run a subset")
     p.add_argument("-j", "--jobs", type=int, default=1, help="files run in parallel (default 1)")
+    p.add_argument("--shard", metavar="I/N",
+                   help="run the I-th of N disjoint parts of each file's tests (every N-th test in collection "
+                        "order, 1-based), e.g. one CI job per part")
     p.add_argument("--file-timeout", type=float, default=None,
                    help="seconds one file's tests may run, counted from the end of its collection; then pytest "
                         "is interrupted: the tests it finished are reported, the file gets one errored unit")
     p.add_argument("--collect-timeout", type=float, default=DEFAULT_COLLECT_TIMEOUT_S,
                    help=f"seconds one file's collection may take (default {DEFAULT_COLLECT_TIMEOUT_S:g})")
+    p.add_argument("--device", choices=("npu", "cpu"), default="npu",
+                   help="run the npu variants of the tests (default) or their CPU variants (the reference run: "
+                        "no expected-failures file, exit code 0 unless the reports disagree with pytest)")
+    p.add_argument("--expected", type=Path, default=None,
+                   help=f"expected-failures file (default conformance/{upstream_expected.FILE_NAME})")
+    p.add_argument("--update-expected", action="store_true",
+                   help="rewrite the expected-failures file from this run (existing causes kept)")
+    p.add_argument("--report-only", action="store_true",
+                   help="run nothing: rebuild the reports (and, with --update-expected, the expected-failures "
+                        "file) from the logs an earlier run left in --output-dir")
+    p.add_argument("--cpu-report", type=Path, default=None,
+                   help="report.json of a --device cpu run of the same selection: the summary then compares "
+                        "pass counts per file, and --update-expected marks the tests CPU fails too")
     _common(p)
     return p
 
@@ -82,76 +106,157 @@ def split_dtype(name: str) -> tuple[str, str]:
     return name, ""
 
 
-# PyTorch's TestCase appends a reproduction hint to every failure message.
-_REPRO_HINT = "To execute this test, run the following"
+# pytest's categories, worst first: a test reported twice (a call that
+# failed, then a teardown error) is one unit with the worse.
+_SEVERITY = ("error", "failed", "xpassed", "xfailed", "skipped", "passed")
+PYTEST_OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+_STATUS = {"passed": "passed", "xpassed": "passed", "failed": "failed", "xfailed": "failed", "error": "errored",
+           "skipped": "skipped"}
 
 
-def failure_message(element: ET.Element) -> str:
-    """The exception of a junit <failure>/<error>, without PyTorch's repro hint;
-    for a generic message ("collection failure") the traceback's last line too."""
-    message = (element.get("message") or "").split(_REPRO_HINT)[0].strip()
-    text = (element.text or "").split(_REPRO_HINT)[0]
-    last = next((line.strip().removeprefix("E").strip() for line in reversed(text.splitlines()) if line.strip()), "")
-    if last and ":" not in message and last not in message:
-        message = f"{message}: {last}" if message else last
-    return message[:2000]
+def junit_names(tid: str) -> tuple[str, str]:
+    """pytest's junit classname and name of a test id (`test_ops.py::TestX::test_y`
+    -> `test_ops.TestX`, `test_y`), as pytest's own --junitxml writes them."""
+    path, bracket, params = tid.partition("[")
+    names = path.split("::")
+    names[0] = names[0].removesuffix(".py").replace("/", ".")
+    names[-1] += bracket + params
+    return ".".join(names[:-1]) or names[0], names[-1] if len(names) > 1 else "(collection)"
 
 
-def read_junit(path: Path, file: str) -> list[UnitResult]:
-    results = []
-    for case in ET.parse(path).getroot().iter("testcase"):
-        if not case.get("name") and not case.get("classname") and not len(case):
-            continue  # pytest's placeholder for the test a SIGINT interrupted: nothing ran to completion
-        cls = case.get("classname", "").rsplit(".", 1)[-1]
-        base, dtype = split_dtype(case.get("name", ""))
-        # A module that fails to import is one testcase without a class.
-        op = f"{file}::{cls}::{base}" if cls else f"{file}::(collection)"
-        result = UnitResult(op, dtype, tolerance_source="n/a")
-        result.duration_s = float(case.get("time") or 0.0)
-        failure, error, skipped = case.find("failure"), case.find("error"), case.find("skipped")
-        bad = error if error is not None else failure
-        if skipped is not None:
-            result.samples["skipped"] = 1
-            result.skip_reason = skipped.get("message", "") or "skipped"
-        elif bad is not None:
-            status = "errored" if bad is error else "failed"
-            result.samples[status] = 1
-            result.first_failure = FirstFailure(0, status, "forward", "", failure_message(bad))
-        else:
-            result.samples["passed"] = 1
-        result.finish()
-        result.native = None  # not measured for upstream tests
-        result.apply_expectation(None)
-        results.append(result)
-    return results
+def read_records(path: Path) -> tuple[list[dict], dict[str, int] | None]:
+    """The plugin's records of one file (one per pytest report) and pytest's
+    own totals (None if pytest did not get to print them)."""
+    records, totals = [], None
+    if not path.exists():
+        return records, totals
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut by a crash
+        if "pytest_totals" in entry:
+            totals = entry["pytest_totals"]
+        elif "started" not in entry:
+            records.append(entry)
+    return records, totals
+
+
+def last_unfinished(path: Path) -> str:
+    """The test that started last and has no call or teardown report: the one
+    a crash or an interrupt hit ("" if none)."""
+    last, done = "", set()
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if "started" in entry:
+                last = entry["started"]
+            elif entry.get("when") in ("call", "teardown") or entry.get("outcome") in ("error", "skipped"):
+                done.add(entry.get("id"))
+    return "" if last in done else last
+
+
+def _is_subtest(record: dict) -> bool:
+    return bool(record.get("subtest")) or record["outcome"].startswith("subtests ")
+
+
+def merged_outcome(records: Sequence[dict]) -> dict:
+    """The record that decides one test's unit: the worst of its reports,
+    leaving out its subTests' own (pytest fails the test itself when one of
+    them fails)."""
+    own = [r for r in records if not _is_subtest(r)] or records
+    return min(own, key=lambda r: _severity(r["outcome"].removeprefix("subtests ")))
+
+
+def _severity(outcome: str) -> int:
+    # A category some other plugin invented counts as an error (see unit_from_records).
+    return _SEVERITY.index(outcome) if outcome in _SEVERITY else 0
+
+
+def unit_from_records(tid: str, records: Sequence[dict]) -> UnitResult:
+    decisive = merged_outcome(records)
+    outcome = decisive["outcome"].removeprefix("subtests ")
+    if outcome not in _STATUS:  # not one of pytest's own categories: never silently a pass
+        decisive = {**decisive, "message": f"unknown pytest outcome {outcome!r}: {decisive.get('message', '')}"}
+        outcome = "error"
+    classname, name = junit_names(tid)
+    collection = decisive.get("when") == "collect"
+    if collection:
+        op, dtype = f"{tid}::(collection)", ""
+    else:
+        base, dtype = split_dtype(name)
+        op = f"{tid.rsplit('::', 1)[0]}::{base}"
+    result = UnitResult(op, dtype, tolerance_source="n/a", classname=classname, name=name,
+                        test_id=canonical_id(op if collection else tid), pytest_outcome=outcome,
+                        details=decisive.get("details", ""))
+    result.duration_s = round(sum(r.get("duration", 0.0) for r in records), 4)
+    status = _STATUS[outcome]
+    message = decisive.get("message", "")
+    if outcome == "xfailed":  # pytest keeps the reason of the mark, not the exception
+        message = decisive.get("xfail_reason", "") or "expected failure"
+    result.samples[status] = 1
+    if status == "skipped":
+        result.skip_reason = message or "skipped"
+    elif status in ("failed", "errored"):
+        result.first_failure = FirstFailure(0, status, "forward", decisive.get("when", ""), message)
+    result.finish()
+    result.native = None  # not measured for upstream tests
+    return result
+
+
+def read_outcomes(path: Path) -> tuple[list[UnitResult], dict[str, int] | None]:
+    """One unit per test of a file's records, in the order pytest ran them."""
+    records, totals = read_records(path)
+    by_test: dict[str, list[dict]] = {}
+    for record in records:
+        by_test.setdefault(record["id"], []).append(record)
+    return [unit_from_records(tid, rs) for tid, rs in by_test.items()], totals
 
 
 def _file_error(file: str, message: str) -> UnitResult:
-    result = UnitResult(f"{file}", "", tolerance_source="n/a")
+    """A unit for what happened to a whole file (crash, time limit)."""
+    classname, _ = junit_names(file)
+    result = UnitResult(f"{file}", "", tolerance_source="n/a", classname=classname, name="(file)", test_id=file)
     result.samples["errored"] = 1
     result.first_failure = FirstFailure(0, "errored", "forward", "", message)
     result.finish()
-    result.apply_expectation(None)
     return result
+
+
+def outcomes_path(out: Path, file: str) -> Path:
+    return out / "upstream" / (file.replace("/", "__") + ".outcomes.jsonl")
+
+
+def runner_path(out: Path, file: str) -> Path:
+    """What the runner saw of a file's pytest process (a time limit, a crash)."""
+    return out / "upstream" / (file.replace("/", "__") + ".runner.json")
 
 
 def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: Path) -> list[UnitResult]:
     test_dir = src / "test"
-    junit = out / "upstream" / (file.replace("/", "__") + ".xml")
-    junit.parent.mkdir(parents=True, exist_ok=True)
+    outcomes = outcomes_path(out, file)
+    outcomes.parent.mkdir(parents=True, exist_ok=True)
     log = out / "upstream" / (file.replace("/", "__") + ".log")
     command = [sys.executable, "-m", "pytest", file, "-p", "npu_emu.conformance.pytest_plugin",
-               "-p", "no:cacheprovider", f"--junitxml={junit}", "-q", "-rN"]
+               "-p", "no:cacheprovider", "-q", "-rN"]
     if args.keyword:
         command += ["-k", args.keyword]
     env = dict(os.environ)
-    env.update({"PYTORCH_TESTING_DEVICE_ONLY_FOR": "privateuse1", "NPU_EMU_FALLBACK": "allow",
-                SKIPS_ENV: str(skips.resolve()), TEST_DIR_ENV: str(test_dir.resolve())})
+    env.pop(SHARD_ENV, None)
+    if args.shard:
+        env[SHARD_ENV] = args.shard
+    env.update({"PYTORCH_TESTING_DEVICE_ONLY_FOR": "privateuse1" if args.device == "npu" else "cpu",
+                "NPU_EMU_FALLBACK": "allow", SKIPS_ENV: str(skips.resolve()), TEST_DIR_ENV: str(test_dir.resolve()),
+                OUTCOMES_ENV: str(outcomes.resolve())})
     env.pop("NPU", None)  # the plugin activates the emulator itself
-    if junit.exists():
-        junit.unlink()
+    if outcomes.exists():
+        outcomes.unlink()
     progress_r, progress_w = os.pipe()
     env[PROGRESS_FD_ENV] = str(progress_w)
+    started = time.monotonic()
     with open(log, "w") as log_file:
         try:
             proc = subprocess.Popen(command, cwd=test_dir, env=env, stdout=log_file, stderr=subprocess.STDOUT,
@@ -162,14 +267,26 @@ def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: 
             timed_out = _wait(proc, progress_r, args.collect_timeout, args.file_timeout)
         finally:
             os.close(progress_r)
-    if not junit.exists():  # crashed, or killed before pytest wrote its report
-        reason = f"interrupted at {timed_out}" if timed_out else f"exit code {proc.returncode} (crash?)"
-        return [_file_error(file, f"pytest produced no report ({reason}); see {log}")]
-    results = read_junit(junit, file)
+    results, totals = read_outcomes(outcomes)
+    problem = ""
+    hit = last_unfinished(outcomes)
+    during = f" during {hit}" if hit else ""
     if timed_out:
-        results.append(_file_error(file, f"{timed_out}: interrupted, the tests after the last reported one did "
-                                         f"not run; see {log}"))
-    return results
+        problem = f"{timed_out}: interrupted{during}, the tests after it did not run; see {log}"
+    elif totals is None:  # crashed, or killed before pytest printed its summary
+        problem = (f"pytest did not finish (exit code {proc.returncode}, a crash?){during}: the tests after it "
+                   f"did not run; see {log}")
+    runner_path(out, file).write_text(json.dumps({"file": file, "problem": problem,
+                                                  "wall_s": round(time.monotonic() - started, 1)}) + "\n")
+    return results + ([_file_error(file, problem)] if problem else [])
+
+
+def _read_file(file: str, out: Path) -> list[UnitResult]:
+    """--report-only: a file's units from the logs of an earlier run."""
+    results, _ = read_outcomes(outcomes_path(out, file))
+    state = runner_path(out, file)
+    problem = json.loads(state.read_text())["problem"] if state.exists() else "not run (no logs of it)"
+    return results + ([_file_error(file, problem)] if problem else [])
 
 
 def _wait(proc: subprocess.Popen, progress: int, collect_timeout: float | None, file_timeout: float | None) -> str:
@@ -212,8 +329,51 @@ def _interrupt(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def _counts(results: Sequence[UnitResult]) -> dict[str, int]:
+    """Units by pytest's outcome (runner-made units, a crash or a time limit, as `error`)."""
+    counts = {c: 0 for c in PYTEST_OUTCOMES}
+    for r in results:
+        counts[r.pytest_outcome or "error"] += 1
+    return counts
+
+
+def _file_wall(out: Path, file: str) -> float | None:
+    """Seconds the file's pytest process took (start to exit), if the runner recorded it."""
+    state = runner_path(out, file)
+    return json.loads(state.read_text()).get("wall_s") if state.exists() else None
+
+
+def write_reports(results: list[UnitResult], args: argparse.Namespace, wall: float, command: str,
+                  selection: dict, per_file: dict[str, list[UnitResult]]) -> dict:
+    from npu_emu.conformance.cli import REPORT_JSON, REPORT_JUNIT, REPORT_MD
+    from npu_emu.conformance.reports import json_report, upstream_junit, upstream_markdown
+
+    out = args.output_dir
+    out.mkdir(parents=True, exist_ok=True)
+    report = json_report.build("upstream", results, wall_time_s=wall, command=command, selection=selection)
+    report["device"] = args.device
+    report["totals"]["pytest_outcomes"] = _counts(results)
+    report["files"] = {f: {**_counts(rs), "time_s": round(sum(r.duration_s for r in rs), 1),
+                           "wall_s": _file_wall(out, f)} for f, rs in per_file.items()}
+    if args.cpu_report is not None:
+        from npu_emu.conformance.reports import json_report as jr
+        from npu_emu.conformance.cpu_reference import compare
+
+        _, cpu_units = jr.read(args.cpu_report)
+        report["cpu_reference"] = compare(results, cpu_units, str(args.cpu_report))
+    json_report.write(out / REPORT_JSON, report)
+    upstream_junit.write(out / REPORT_JUNIT, upstream_junit.build(results, wall))
+    text = upstream_markdown.render(report, results)
+    (out / REPORT_MD).write_text(text)
+    if args.docs:
+        args.docs.parent.mkdir(parents=True, exist_ok=True)
+        args.docs.write_text(text)
+    return report
+
+
 def run_upstream(argv: Sequence[str]) -> int:
-    from npu_emu.conformance.cli import REPORT_JSON, REPORT_JUNIT, REPORT_MD, _finish, _write_reports, data_dir
+    from npu_emu.conformance.cli import REPORT_JSON, REPORT_JUNIT, REPORT_MD, _finish, data_dir
+    from npu_emu.conformance.reports import agreement
 
     args = _parser().parse_args(argv)
     src = args.pytorch_src
@@ -227,23 +387,70 @@ def run_upstream(argv: Sequence[str]) -> int:
     for name, value in (("--file-timeout", args.file_timeout), ("--collect-timeout", args.collect_timeout)):
         if value is not None and value <= 0:
             problems.append(f"{name} must be > 0 seconds, got {value:g}")
+    if args.shard is not None:
+        from npu_emu.conformance.plan import parse_shard
+
+        try:
+            parse_shard(args.shard)
+        except ValueError as exc:
+            problems.append(str(exc))
+    if args.cpu_report is not None and not args.cpu_report.is_file():
+        problems.append(f"--cpu-report: {args.cpu_report} not found")
+    if args.device == "cpu" and args.update_expected:
+        problems.append("--update-expected: the expected-failures file is for npu runs, not --device cpu")
+    expected_path = args.expected or data_dir() / upstream_expected.FILE_NAME
+    try:
+        entries = upstream_expected.load(expected_path) if args.device == "npu" else {}
+    except ValueError as exc:
+        problems.append(str(exc))
+        entries = {}
     if problems:
         for p in problems:
             print(f"npu-emu conformance upstream: {p}", file=sys.stderr)
         return 2
     started = time.monotonic()
     results: list[UnitResult] = []
+    per_file: dict[str, list[UnitResult]] = {}
+    def one_file(f: str) -> list[UnitResult]:
+        return _read_file(f, args.output_dir) if args.report_only else _run_file(src, f, args, skips,
+                                                                                 args.output_dir)
+
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for file, file_results in zip(args.files, pool.map(
-                lambda f: _run_file(src, f, args, skips, args.output_dir), args.files)):
+        for file, file_results in zip(args.files, pool.map(one_file, args.files)):
+            for r in file_results:
+                upstream_expected.apply(r, entries)
             results += file_results
-            counts = {s: sum(r.status == s for r in file_results) for s in ("passed", "failed", "errored",
-                                                                             "skipped")}
-            print(f"{file}: " + ", ".join(f"{v} {k}" for k, v in counts.items()), file=sys.stderr, flush=True)
+            per_file[file] = file_results
+            counts = {k: v for k, v in _counts(file_results).items() if v}
+            print(f"{file}: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no tests"),
+                  file=sys.stderr, flush=True)
     wall = time.monotonic() - started
+    if args.update_expected:
+        cpu_failing = None
+        if args.cpu_report is not None:
+            from npu_emu.conformance.cpu_reference import failing_ids
+            from npu_emu.conformance.reports import json_report
+
+            cpu_failing = failing_ids(json_report.read(args.cpu_report)[1])
+        new = upstream_expected.updated(entries, results, cpu_failing)
+        upstream_expected.save(expected_path, new)
+        print(f"{expected_path}: {len(set(new) - set(entries))} entries added, "
+              f"{len(set(entries) - set(new))} removed, {len(new)} total", file=sys.stderr)
+        for r in results:
+            upstream_expected.apply(r, new)
     selection = {"pytorch_src": str(src), "files": " ".join(args.files), "k": args.keyword or "none",
-                 "skips": str(skips), "jobs": args.jobs}
+                 "shard": args.shard or "none",
+                 "device": args.device, "skips": str(skips), "expected": str(expected_path) if entries or
+                 args.device == "npu" else "none", "jobs": args.jobs}
     command = "npu-emu conformance upstream " + shlex.join(argv)
-    _write_reports("upstream", results, args.output_dir, wall, command, selection, args.docs)
+    write_reports(results, args, wall, command, selection, per_file)
     print(f"reports: {args.output_dir}/{{{REPORT_JSON},{REPORT_JUNIT},{REPORT_MD}}}", file=sys.stderr)
-    return _finish(results, wall)
+    disagreements = agreement.check(args.output_dir)
+    for problem in disagreements[:50]:
+        print(f"  report disagrees with pytest: {problem}", file=sys.stderr)
+    if disagreements:
+        print(f"npu-emu conformance upstream: the reports disagree with pytest's own outcomes "
+              f"({len(disagreements)} problems)", file=sys.stderr)
+        return 3
+    code = _finish(results, wall)
+    return 0 if args.device == "cpu" else code

@@ -70,6 +70,13 @@ _UNIT = {
         "duration_s": {"type": "number", "minimum": 0},
         # Optional (added in version 1): listed as machine-dependent ("may fail").
         "may_fail": {"type": "boolean"},
+        # Optional (added in version 1), upstream runs: pytest's class and test
+        # names, the canonical test id, pytest's own outcome, the traceback's end.
+        "classname": {"type": "string"},
+        "name": {"type": "string"},
+        "test_id": {"type": "string"},
+        "pytest_outcome": {"enum": ["", "passed", "failed", "error", "skipped", "xfailed", "xpassed"]},
+        "details": {"type": "string"},
     },
 }
 
