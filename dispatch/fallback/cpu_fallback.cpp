@@ -85,9 +85,7 @@ std::vector<HiddenWriteBack> stage_hidden_writes(const c10::OperatorHandle& op, 
 
 }  // namespace
 
-void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  const std::string name = op_name(op);
-  check_has_cpu_kernel(op, name);
+void admit_fallback(const std::string& name) {
   switch (fallback_mode()) {
     case FallbackMode::Error:
       TORCH_CHECK(false, name, " has no native npu kernel and NPU_EMU_FALLBACK=error forbids the CPU fallback");
@@ -97,8 +95,16 @@ void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     case FallbackMode::Allow:
       break;
   }
-  check_written_arguments_on_npu(op, *stack);
   count_fallback(name);
+}
+
+std::string fallback_op_name(const c10::OperatorHandle& op) { return op_name(op); }
+
+void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const std::string name = op_name(op);
+  check_has_cpu_kernel(op, name);
+  admit_fallback(name);
+  check_written_arguments_on_npu(op, *stack);
   const auto hidden = stage_hidden_writes(op, *stack);
   // Views cannot be emulated by copying: those must be native, and say so.
   at::native::cpu_fallback(op, stack, /*error_on_views=*/true);

@@ -15,6 +15,14 @@ namespace npu {
 // to NPU_EMU_FALLBACK; results (and mutated arguments) come back to npu.
 void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+// Applies NPU_EMU_FALLBACK to one use of the fallback by aten op `name`
+// ("add.Tensor"): raises under =error, warns once under =warn; counts it.
+// For fallbacks other than npu_cpu_fallback (the sparse one).
+void admit_fallback(const std::string& name);
+
+// "name.overload" of `op`, the key of the fallback counters.
+std::string fallback_op_name(const c10::OperatorHandle& op);
+
 // The aten operator `schema` ("exp", "div.Tensor_mode", "fmod.Tensor_out").
 const c10::OperatorHandle& aten_op(const char* schema);
 

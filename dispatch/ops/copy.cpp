@@ -44,7 +44,13 @@ void keep_alive_for(const at::Tensor& t, c10::Stream consumer) {
 // There is no CPU fallback for a copy between devices (it would itself copy
 // through _copy_from): without the op (a CANN lacking it), this fails before
 // launching, naming it (run_native's error under NPU_EMU_FALLBACK=error).
+void copy_complex_half(const at::Tensor& dst, const at::Tensor& src);
+
 void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
+  if (dst.scalar_type() == at::kComplexHalf || src.scalar_type() == at::kComplexHalf) {
+    copy_complex_half(dst, src);
+    return;
+  }
   TORCH_CHECK_NOT_IMPLEMENTED(
       run_native(table::caps::aclnnInplaceCopy, "_copy_from", {dst.scalar_type(), src.scalar_type()}),
       "copy_: converting or re-laying out npu data needs aclnnInplaceCopy, which the loaded ACL library lacks; "
@@ -54,6 +60,22 @@ void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
     return;
   }
   NPU_RUN(aclnnInplaceCopy, dst, src);
+}
+
+// ACL's data types, and so aclnnInplaceCopy, have no complex32: a copy
+// involving one works on its float16 (real, imag) pairs, which is exactly
+// PyTorch's complex conversion part by part. A real side goes through
+// complex64 (real <-> complex is then aclnnInplaceCopy's own conversion:
+// the real part, or an imaginary part of zero). Sources reach here with
+// their conjugate bit resolved (PyTorch's Conjugate fallback of _copy_from).
+void copy_complex_half(const at::Tensor& dst, const at::Tensor& src) {
+  if (dst.is_complex() && src.is_complex()) {
+    copy_on_device(at::view_as_real(dst), at::view_as_real(src));
+    return;
+  }
+  const at::Tensor wide = empty_npu(src.sizes(), at::kComplexFloat, dst.device());
+  copy_on_device(wide, src);
+  copy_on_device(dst, wide);
 }
 
 void copy_h2d(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {

@@ -12,6 +12,7 @@
 #include "dispatch/runtime/acl_check.h"
 #include "dispatch/runtime/npu_device.h"
 #include "dispatch/runtime/npu_stream.h"
+#include "dispatch/sparse/sparse_fallback.h"
 
 namespace py = pybind11;
 
@@ -52,6 +53,7 @@ py::dict device_properties(c10::DeviceIndex device) {
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "npu-emu's PyTorch extension (dispatch layer)";
+  npu::register_sparse_fallbacks();
   m.def("_load_driver", [](const std::string& mode, const std::string& emu_library) {
     npu::driver::load(mode, emu_library);
     npu::check_acl(NPU_ACL(aclInit)(nullptr), "aclInit");
