@@ -155,7 +155,7 @@ void Runtime::set_current_device(int32_t id) {
 bool Runtime::has_current_device() const { return t_current_device >= 0; }
 
 Device& Runtime::current_device() {
-  if (t_current_device < 0) fail(ACL_ERROR_RT_STREAM_CONTEXT, "no device is set on this thread (call aclrtSetDevice)");
+  if (t_current_device < 0) fail(ACL_ERROR_RT_CONTEXT_NULL, "no device is set on this thread (call aclrtSetDevice)");
   return device(t_current_device);
 }
 

@@ -3,7 +3,9 @@
 It runs at interpreter start-up (from a .pth file) and when PyTorch autoloads
 device backends, so it must not import torch or npu_emu unless asked to:
 
-    NPU=emu   the backend on the emulator; `import torch_npu` is this package
+    NPU=emu   the emulator; `import torch_npu` is the real torch_npu on the
+              CANN stand-in when it is installed, else this package's
+              compatible module (NPU_EMU_TORCH_NPU=real|compat forces one)
     NPU=acl   the backend on the real CANN libraries
     unset     nothing activates; `import npu_emu` opts in to the emulator
 """
@@ -19,6 +21,8 @@ import sys
 from types import ModuleType
 
 ALLOWED_MODES = ("emu", "acl")
+# Which front-end `import torch_npu` gives with NPU=emu (NPU_EMU_TORCH_NPU).
+TORCH_NPU_FRONT_ENDS = ("auto", "real", "compat")
 _COMPAT_PACKAGE = "npu_emu.torch_npu_compat"
 
 
@@ -34,6 +38,47 @@ def requested_mode() -> str | None:
             + " (or leave NPU unset)"
         )
     return value
+
+
+def _real_torch_npu_installed() -> bool:
+    """Whether a real torch_npu is importable from sys.path (the path finder
+    alone: the alias finder below must not answer for it)."""
+    return importlib.machinery.PathFinder.find_spec("torch_npu") is not None
+
+
+def torch_npu_front_end() -> str:
+    """"real" when `import torch_npu` should load the real package on the CANN
+    stand-in (NPU=emu only), else "compat"; raises for a bad
+    NPU_EMU_TORCH_NPU or for "real" without the package."""
+    value = os.environ.get("NPU_EMU_TORCH_NPU", "").strip() or "auto"
+    if value not in TORCH_NPU_FRONT_ENDS:
+        raise RuntimeError(f"NPU_EMU_TORCH_NPU={value!r} is not a valid value; allowed values are: "
+                           + ", ".join(TORCH_NPU_FRONT_ENDS))
+    if requested_mode() != "emu" or value == "compat":
+        return "compat"
+    installed = _real_torch_npu_installed()
+    if value == "real" and not installed:
+        raise RuntimeError("NPU_EMU_TORCH_NPU=real but the torch_npu package (PyPI torch-npu) is not installed in this "
+                           "environment; install torch-npu with the matching torch, or set NPU_EMU_TORCH_NPU=compat")
+    return "real" if installed else "compat"
+
+
+class RealTorchNpuFinder(importlib.abc.MetaPathFinder):
+    """On `import torch_npu`, readies the CANN stand-in (environment and
+    libraries, _npu_emu_standin.prepare) and lets the path finder load the
+    real package."""
+
+    def find_spec(self, fullname: str, path=None, target=None):
+        if fullname == "torch_npu":
+            import _npu_emu_standin
+
+            _npu_emu_standin.prepare()
+        return None
+
+
+def install_real_torch_npu_hook() -> None:
+    if not any(isinstance(f, RealTorchNpuFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, RealTorchNpuFinder())
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -68,9 +113,13 @@ def install_torch_npu_alias() -> None:
 
 
 def at_startup() -> None:
-    """Run from the .pth file: only the cheap part (the import alias)."""
+    """Run from the .pth file: only the cheap part (the import hooks)."""
     try:
-        if requested_mode() is not None:
+        if requested_mode() is None:
+            return
+        if torch_npu_front_end() == "real":
+            install_real_torch_npu_hook()
+        else:
             install_torch_npu_alias()
     except RuntimeError:
         pass  # a bad NPU value is reported when torch or npu_emu is imported
@@ -93,6 +142,11 @@ def autoload() -> None:
         mode = requested_mode()
         if mode is None:
             _explain_missing_device_tests_at_exit()
+            return
+        if torch_npu_front_end() == "real":
+            # The real torch_npu owns the npu device (its own entry point of
+            # this group imports it); npu-emu's backend stays out of the way.
+            install_real_torch_npu_hook()
             return
         importlib.import_module("npu_emu")
     except Exception as err:

@@ -25,6 +25,11 @@ def activate(mode: str | None = None) -> str:
             raise RuntimeError(f"npu-emu is already active with NPU={_active_mode}; cannot switch to NPU={mode}")
         return _active_mode
 
+    if mode == "emu" and _npu_emu_switch.torch_npu_front_end() == "real":
+        raise RuntimeError(
+            "npu-emu's own backend cannot start: with NPU=emu and the real torch_npu installed, the real torch_npu "
+            "owns the npu device on npu-emu's CANN stand-in (only one backend can); use `import torch_npu`, or set "
+            "NPU_EMU_TORCH_NPU=compat to use npu-emu's own backend instead")
     _check_fallback_setting()
     from npu_emu import _C
 

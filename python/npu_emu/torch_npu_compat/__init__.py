@@ -16,3 +16,9 @@ from npu_emu.formats import (  # noqa: F401
 )
 
 __version__ = "2.13.0+npu_emu"
+
+
+def _autoload() -> None:
+    """The real torch_npu's `torch.backends` entry point, when that package is
+    installed but this module answers for it (NPU_EMU_TORCH_NPU=compat):
+    importing this module already activated npu-emu's backend."""

@@ -1,0 +1,68 @@
+// aclAppLog: CANN's application log, through which torch_npu reports (at
+// warning level) each aclnn name it failed to resolve. The stand-in records
+// those names for the coverage report and, like CANN, writes log lines to the
+// terminal only with ASCEND_SLOG_PRINT_TO_STDOUT=1, filtered by
+// ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 3 error, default 3).
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "coverage.h"
+#include "standin_types.h"
+
+namespace {
+
+int threshold() {
+  static const int level = [] {
+    const char* text = std::getenv("ASCEND_GLOBAL_LOG_LEVEL");
+    return text != nullptr && *text != '\0' ? std::atoi(text) : static_cast<int>(ACL_ERROR);
+  }();
+  return level;
+}
+
+bool print_to_stdout() {
+  static const bool on = [] {
+    const char* text = std::getenv("ASCEND_SLOG_PRINT_TO_STDOUT");
+    return text != nullptr && *text == '1';
+  }();
+  return on;
+}
+
+// "... dlsym <name> from <library> failed ..." (op-plugin's failed lookup).
+void note_failed_lookup(const std::string& message) {
+  const auto start = message.find("dlsym ");
+  if (start == std::string::npos) return;
+  const auto name_begin = start + 6;
+  const auto name_end = message.find(" from ", name_begin);
+  if (name_end == std::string::npos || message.find(" failed", name_end) == std::string::npos) return;
+  const std::string name = message.substr(name_begin, name_end - name_begin);
+  if (name.rfind("aclnn", 0) == 0) npu::standin::record_missing_aclnn(name);
+}
+
+const char* level_name(int level) {
+  switch (level) {
+    case ACL_DEBUG: return "DEBUG";
+    case ACL_INFO: return "INFO";
+    case ACL_WARNING: return "WARNING";
+    default: return "ERROR";
+  }
+}
+
+}  // namespace
+
+extern "C" ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char* func, const char* file, uint32_t line,
+                                              const char* fmt, ...) {
+  if (fmt == nullptr || static_cast<int>(logLevel) < threshold()) return;
+  va_list args;
+  va_start(args, fmt);
+  char buffer[2048];
+  std::vsnprintf(buffer, sizeof buffer, fmt, args);
+  va_end(args);
+  const std::string message = buffer;
+  if (logLevel == ACL_WARNING) note_failed_lookup(message);
+  if (print_to_stdout()) {
+    std::printf("[%s] %s:%u %s: %s\n", level_name(logLevel), file != nullptr ? file : "?", line, func != nullptr ? func : "?",
+                message.c_str());
+  }
+}
