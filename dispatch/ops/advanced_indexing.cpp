@@ -203,6 +203,16 @@ at::Tensor& index_put_impl_(at::Tensor& self, const IndexList& indices, const at
     return fallback_call<at::Tensor&>("_index_put_impl_", self, indices, values, accumulate, unsafe);
   }
   const at::Tensor v = values.device() == self.device() ? values : values.to(self.device());
+  // CPU's checks, at the call: an expanded self is deprecated (a warning),
+  // self sharing memory with the values or an index is refused.
+  if (at::has_internal_overlap(self) == at::MemOverlap::Yes) {
+    TORCH_WARN("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+               "this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor");
+  }
+  at::assert_no_overlap(self, v);
+  for (const std::optional<at::Tensor> index : indices) {
+    if (index.has_value() && index->defined()) at::assert_no_overlap(self, index.value());
+  }
   const std::vector<at::Tensor> expanded = expand_indices(self, indices);
   if (!any_defined(expanded)) {
     if (accumulate) {
