@@ -66,3 +66,23 @@ def test_fallback_op_reads_aliased_arguments_as_cpu_does():
     cpu[:4].put_(index, cpu[4:6])
     npu[:4].put_(index.to("npu"), npu[4:6])
     assert torch.equal(npu.cpu(), cpu)
+
+
+def test_index_put_values_on_another_device_raise_like_cpu_would():
+    # CPU's TensorIterator refuses values on another device unless they are a
+    # 0-dim CPU scalar; npu used to move them silently.
+    b = torch.zeros(5, device="npu")
+    idx = torch.tensor([0, 1])
+    for accumulate in (False, True):
+        with pytest.raises(RuntimeError, match="same device"):
+            torch.index_put_(b, (idx,), torch.tensor([1.0, 2.0]), accumulate=accumulate)
+    b[idx] = torch.tensor(3.0)  # a CPU scalar is fine
+    assert torch.equal(b.cpu(), torch.tensor([3.0, 3.0, 0.0, 0.0, 0.0]))
+
+
+@pytest.mark.parametrize("values", [[], [1.0, 2.0, 3.0]])
+def test_index_put_reports_shape_before_dtype_like_cpu(values):
+    for device in ("cpu", "npu"):
+        a = torch.arange(0, 4, device=device)  # int64 self, float values of the wrong shape
+        with pytest.raises(RuntimeError, match="shape mismatch"):
+            a[a > -1] = torch.tensor(values).to(device)
