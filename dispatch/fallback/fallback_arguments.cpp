@@ -15,6 +15,7 @@
 #include "dispatch/fallback/fallback_arguments.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include <torch/library.h>
 
 #include "dispatch/fallback/cpu_fallback.h"
+#include "dispatch/format/storage_format.h"
 
 namespace npu {
 
@@ -78,10 +80,46 @@ at::Tensor to_cpu_keeping_strides(const at::Tensor& t) {
   return cpu;
 }
 
+// Arguments that share an npu storage (y.put_(index, y[:3]), ind.index_fill_(0,
+// ind, 0)) share one CPU copy of it, as views with their own sizes, strides
+// and offsets: the CPU kernel then sees the same aliasing as on the CPU, so
+// its overlap checks raise at the call as they would there (separate copies
+// hid the overlap, and the op ran on stale inputs). Only plain npu data
+// (base format, no conjugate or negative bit) is shared this way.
+bool shares_mirrorable_storage(const at::Tensor& t, at::TensorList all) {
+  if (!t.defined() || !t.is_privateuseone() || t.numel() == 0 || has_private_format(t) || t.is_conj() || t.is_neg()) {
+    return false;
+  }
+  const auto* storage = t.storage().unsafeGetStorageImpl();
+  return std::any_of(all.begin(), all.end(), [&](const at::Tensor& other) {
+    return &other != &t && other.defined() && other.is_privateuseone() && other.numel() > 0 &&
+           other.storage().unsafeGetStorageImpl() == storage;
+  });
+}
+
+// The CPU copy of the bytes of t's whole storage.
+at::Tensor storage_bytes_on_cpu(const at::Tensor& t) {
+  const auto nbytes = static_cast<int64_t>(t.storage().nbytes());
+  at::Tensor bytes = at::empty({0}, t.options().dtype(at::kByte));
+  bytes.set_(t.storage(), 0, {nbytes}, {1});
+  return bytes.cpu();
+}
+
 std::vector<at::Tensor> to_cpu(at::TensorList tensors) {
   std::vector<at::Tensor> result;
   result.reserve(tensors.size());
-  for (const at::Tensor& t : tensors) result.push_back(to_cpu_keeping_strides(t));
+  std::map<const c10::StorageImpl*, at::Tensor> mirrors;  // npu storage -> its CPU bytes
+  for (const at::Tensor& t : tensors) {
+    if (!shares_mirrorable_storage(t, tensors)) {
+      result.push_back(to_cpu_keeping_strides(t));
+      continue;
+    }
+    auto [it, added] = mirrors.try_emplace(t.storage().unsafeGetStorageImpl());
+    if (added) it->second = storage_bytes_on_cpu(t);
+    at::Tensor view = at::empty({0}, t.options().device(at::kCPU));
+    view.set_(it->second.storage(), t.storage_offset(), t.sizes(), t.strides());
+    result.push_back(view);
+  }
   return result;
 }
 

@@ -197,14 +197,32 @@ std::vector<int64_t> index_shape(const at::Tensor& self, const std::vector<at::T
 at::Tensor& index_put_impl_(at::Tensor& self, const IndexList& indices, const at::Tensor& values, bool accumulate,
                             bool unsafe) {
   check_npu("index_put_", "self", self);
-  TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes "
-              "match, got ", self.scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
+  // As CPU: values on another device only as a 0-dim CPU scalar.
+  TORCH_CHECK(values.device() == self.device() || (values.dim() == 0 && values.is_cpu()),
+              "Expected all tensors to be on the same device, but found at least two devices, ", self.device(),
+              " and ", values.device(), "! (index_put_'s values)");
+  const auto check_dtype = [&] {
+    TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes "
+                "match, got ", self.scalar_type(), " for the destination and ", values.scalar_type(),
+                " for the source.");
+  };
   if (!run_native(table::caps::aclnnIndexPutImpl, "_index_put_impl_", {self.scalar_type()})) {
     return fallback_call<at::Tensor&>("_index_put_impl_", self, indices, values, accumulate, unsafe);
   }
   const at::Tensor v = values.device() == self.device() ? values : values.to(self.device());
+  // CPU's checks, at the call: an expanded self is deprecated (a warning),
+  // self sharing memory with the values or an index is refused.
+  if (at::has_internal_overlap(self) == at::MemOverlap::Yes) {
+    TORCH_WARN("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+               "this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor");
+  }
+  at::assert_no_overlap(self, v);
+  for (const std::optional<at::Tensor> index : indices) {
+    if (index.has_value() && index->defined()) at::assert_no_overlap(self, index.value());
+  }
   const std::vector<at::Tensor> expanded = expand_indices(self, indices);
   if (!any_defined(expanded)) {
+    check_dtype();
     if (accumulate) {
       self.add_(v);
     } else {
@@ -215,6 +233,7 @@ at::Tensor& index_put_impl_(at::Tensor& self, const IndexList& indices, const at
   const auto shape = index_shape(self, expanded);
   TORCH_CHECK(at::is_expandable_to(v.sizes(), shape), "shape mismatch: value tensor of shape ", v.sizes(),
               " cannot be broadcast to indexing result of shape ", at::IntArrayRef(shape));
+  check_dtype();  // after the shape, as CPU checks them
   if (self.numel() == 0 || v.numel() == 0) return self;
   NPU_RUN(aclnnIndexPutImpl, self, at::ITensorListRef(expanded), v, accumulate, unsafe);
   return self;

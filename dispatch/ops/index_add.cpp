@@ -92,9 +92,11 @@ at::Tensor& index_add_(at::Tensor& self, int64_t dim, const at::Tensor& index, c
   if (!native("index_add_", self)) {
     return fallback_call<at::Tensor&>("index_add_", self, dim, index, source, alpha);
   }
+  // As CPU: self may not share memory with index or source at all (not even
+  // be the same tensor, which assert_no_partial_overlap allows).
   at::assert_no_internal_overlap(self);
-  at::assert_no_partial_overlap(self, index);
-  at::assert_no_partial_overlap(self, source);
+  at::assert_no_overlap(self, index);
+  at::assert_no_overlap(self, source);
   launch(self, d, index, source, alpha, self);
   return self;
 }

@@ -122,6 +122,13 @@ at::Tensor& masked_fill_scalar_(at::Tensor& self, const at::Tensor& mask, const 
   const auto shape = at::infer_size(self.sizes(), mask.sizes());
   TORCH_CHECK(at::IntArrayRef(shape) == self.sizes(), "masked_fill_: the mask of shape ", mask.sizes(),
               " must broadcast to self's shape ", self.sizes());
+  // CPU's checks, at the call: an expanded self is deprecated (a warning), a
+  // mask partly sharing self's memory is refused.
+  if (at::has_internal_overlap(self) == at::MemOverlap::Yes) {
+    TORCH_WARN("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+               "this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar");
+  }
+  at::assert_no_partial_overlap(self, mask);
   if (!run_native(table::caps::aclnnInplaceMaskedFillScalar, "masked_fill_.Scalar", {self.scalar_type()})) {
     return fallback_call<at::Tensor&>("masked_fill_.Scalar", self, mask, value);
   }
