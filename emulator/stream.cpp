@@ -169,9 +169,11 @@ std::optional<Stream::Failure> Stream::run_timed(Task& task) {
   const uint64_t start = KernelClock::ticks();
   std::optional<Failure> failed = run_task(task);
   const uint64_t end = KernelClock::ticks();
-  // Kernels of one stream never run concurrently: no update is lost.
+  // Kernels of one stream never run concurrently: no update is lost, and a
+  // load and a store do (an exchange is a locked instruction, per kernel).
   const uint64_t now_ns = end > start ? KernelClock::to_ns(end - start) : 0;
-  const uint64_t before = last_kernel_ns_.exchange(now_ns, std::memory_order_relaxed);
+  const uint64_t before = last_kernel_ns_.load(std::memory_order_relaxed);
+  last_kernel_ns_.store(now_ns, std::memory_order_relaxed);
   recent_kernel_ns_.store(std::min(before, now_ns), std::memory_order_relaxed);
   return failed;
 }
