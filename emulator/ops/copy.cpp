@@ -38,4 +38,9 @@ TaskBody zero_task(aclTensor* selfRef) {
   return [d = selfRef->view()] { kernels::fill(d, kernels::Scalar::from_int(0)); };
 }
 
+TaskBody one_task(aclTensor* selfRef) {
+  require_tensor(selfRef, "selfRef");
+  return [d = selfRef->view()] { kernels::fill(d, kernels::Scalar::from_int(1)); };
+}
+
 }  // namespace npu::emu
