@@ -16,7 +16,7 @@ TaskBody fill_scalar_task(aclTensor* selfRef, const aclScalar* value);
 TaskBody fill_tensor_task(aclTensor* selfRef, const aclTensor* value);
 // selfRef[...] = 0.
 TaskBody zero_task(aclTensor* selfRef);
-// selfRef[...] = 1.
+// selfRef[...] = 1 (CANN's aclnnInplaceOne).
 TaskBody one_task(aclTensor* selfRef);
 
 }  // namespace npu::emu

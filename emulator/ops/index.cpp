@@ -161,6 +161,15 @@ TaskBody masked_fill_task(aclTensor* self, const aclTensor* mask, const aclScala
   return [v, value = value->value()] { kn::masked_fill(v[0], v[1], value); };
 }
 
+TaskBody masked_fill_tensor_task(aclTensor* self, const aclTensor* mask, const aclTensor* value) {
+  const auto v = require_views<3>({{{self, "selfRef"}, {mask, "mask"}, {value, "value"}}});
+  if (v[2].numel() != 1) {
+    fail(ACLNN_ERR_PARAM_INVALID, "value must hold exactly one element, has shape " + kn::shape_str(v[2].sizes));
+  }
+  kn::broadcast_to(v[1], v[0].sizes);
+  return [v] { kn::masked_fill(v[0], v[1], kn::Scalar::from_raw(v[2].data, v[2].dtype)); };
+}
+
 TaskBody take_task(const aclTensor* self, const aclTensor* index, aclTensor* out) {
   const auto v = require_views<3>({{{self, "self"}, {index, "index"}, {out, "out"}}});
   kn::check_take(v[2], v[0], v[1]);

@@ -31,6 +31,8 @@ TaskBody index_task(const aclTensor* self, const aclTensorList* indices, aclTens
 TaskBody index_put_task(aclTensor* self, const aclTensorList* indices, const aclTensor* values,
                         bool accumulate);
 TaskBody masked_fill_task(aclTensor* self, const aclTensor* mask, const aclScalar* value);
+// The same with value a one-element device tensor, read when the task runs.
+TaskBody masked_fill_tensor_task(aclTensor* self, const aclTensor* mask, const aclTensor* value);
 TaskBody take_task(const aclTensor* self, const aclTensor* index, aclTensor* out);
 
 // Data-dependent results: the task narrows `out`'s view shape to what it

@@ -23,10 +23,13 @@ from ops.gen.table import Op, load_family  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("native_only")
 
-ACL_DTYPE = {torch.float32: 0, torch.int32: 3, torch.int64: 9, torch.float64: 11}
+ACL_DTYPE = {torch.float32: 0, torch.int32: 3, torch.int64: 9, torch.float64: 11, torch.bool: 12}
 ACL_FORMAT_ND = 2
 
 INPLACE = {op.aclnn: op for op in load_family(REPO / "ops" / "table" / "inplace.yaml").ops}
+# CANN's in-place ops without an out-of-place twin, beside their families' rows.
+OWN_ROWS = {op.aclnn: op for name in ("copy", "index") for op in load_family(REPO / "ops" / "table" / f"{name}.yaml").ops
+            if op.aclnn in ("aclnnInplaceOne", "aclnnInplaceMaskedFillTensor")}
 # Every out-of-place op, for the reference call.
 OUT_OF_PLACE = {op.aclnn: op for path in sorted((REPO / "ops" / "table").glob("*.yaml")) if path.stem != "inplace"
                 for op in load_family(path).ops}
@@ -85,6 +88,7 @@ class Args:
                                      storage, 1, ctypes.c_void_p(t.untyped_storage().data_ptr()))
         assert handle
         self.tensors.append(handle)
+        self.keep.append(t)  # its memory must outlive the call
         return ctypes.c_void_p(handle)
 
     def scalar(self, value: float | int) -> ctypes.c_void_p:
@@ -216,3 +220,28 @@ def test_every_inplace_row_runs_its_out_of_place_kernel():
         base, _ = base_of(name)
         assert op.params[0].kind == "tensor", name
         assert base.entry.split("(")[0] == op.entry.split("(")[0], (name, base.entry, op.entry)
+
+
+@pytest.mark.parametrize("numel, view", [(24, lambda s: s.view(SHAPE)), (48, lambda s: s.view(12, 4)[::2].t())],
+                         ids=["dense", "strided"])
+def test_inplace_one_and_masked_fill_tensor_match_cpu(numel, view):
+    assert sorted(OWN_ROWS) == ["aclnnInplaceMaskedFillTensor", "aclnnInplaceOne"]
+    start = start_values("", numel)
+    for name in sorted(OWN_ROWS):
+        storage = start.to("npu")
+        target = view(storage)
+        want_storage = start.clone()
+        want = view(want_storage)
+        holder = Args()
+        try:
+            if name == "aclnnInplaceOne":
+                want.fill_(1)
+                run(name, [holder.tensor(target)])
+            else:
+                mask = torch.rand(SHAPE[1], generator=torch.Generator().manual_seed(3)) > 0.5  # broadcast over rows
+                value = torch.tensor(-2.5)
+                want.masked_fill_(mask, value)
+                run(name, [holder.tensor(target), holder.tensor(mask.to("npu")), holder.tensor(value.to("npu"))])
+        finally:
+            holder.release()
+        assert torch.equal(storage.cpu(), want_storage), name
