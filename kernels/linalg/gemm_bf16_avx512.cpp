@@ -209,6 +209,10 @@ LaneView lane_view(const GemmMatrix& x, bool lanes_are_rows, int64_t lanes, int6
   return v;
 }
 
+// GCC 12 warns inside the unmasked AVX-512 shuffle intrinsics (their
+// undefined placeholder source), as CMakeLists.txt notes for Eigen's.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
 // Transposes 16 rows of 16 32-bit units in place: r[i][j] -> r[j][i].
 void transpose16(__m512i r[16]) {
   __m512i t[16];
@@ -235,6 +239,7 @@ void transpose16(__m512i r[16]) {
     r[12 + c] = _mm512_shuffle_i32x4(x1, y1, 0xDD);
   }
 }
+#pragma GCC diagnostic pop
 
 // Packs lanes [lane0, lane0 + valid) of one batch item (base offset `base`)
 // into a panel of P lanes: dst[p * P + i] = (x[i][2p], x[i][2p + 1]), the
