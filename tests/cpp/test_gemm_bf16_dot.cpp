@@ -1,10 +1,11 @@
 // The bfloat16 GEMM on AVX512-BF16's dot-product instruction
 // (kernels/linalg/gemm_bf16_avx512.cpp), through gemm() so alpha/beta and
 // the single rounding to bfloat16 are covered too, against a float64
-// reference of the same bf16 inputs. Shapes are chosen against the
-// kernel's blocking (14 x 32 micro-tiles, k in blocks of 256, tasks of
-// 8 x 8 tiles): m, n not multiples of the tiles, odd k, k across blocks,
-// several tasks and batch items; operands transposed, strided, blocked
+// reference of the same bf16 inputs, and bit for bit against the
+// instruction's own pair sums. Shapes are chosen against the kernel's
+// blocking (14 x 32 micro-tiles, k in blocks of 1024, work units of up to
+// 4 column panels): m, n not multiples of the tiles, odd k, k across blocks
+// (the bit-exact case), several units and batch items; operands transposed, strided, blocked
 // (FRACTAL_NZ-like) and broadcast; C row-, column-major and strided with
 // beta != 0. Skipped (with a message) on CPUs without AVX512-BF16, where
 // gemm() never runs this kernel.
