@@ -23,8 +23,13 @@ _SENTENCE_END = re.compile(r"(?<=[a-z0-9'\")\]])\.\s")
 _EXCEPTION = re.compile(r"^((?:[A-Za-z_]\w*\.)*[A-Z]\w*)(?::\s*|$)")
 
 
+# Terminal colour codes some messages carry (torch.load's weights-only error).
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def first_line(message: str) -> str:
-    """The first non-empty line, whole."""
+    """The first non-empty line, whole, without terminal colour codes."""
+    message = _ANSI.sub("", message)
     return next((line.strip() for line in message.splitlines() if line.strip()), "")
 
 

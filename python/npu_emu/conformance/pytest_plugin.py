@@ -26,6 +26,7 @@ import json
 import os
 import re
 import signal
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +40,9 @@ TEST_DIR_ENV = "NPU_EMU_CONFORMANCE_TEST_DIR"
 # FINISHED when the session's reports are written.
 PROGRESS_FD_ENV = "NPU_EMU_CONFORMANCE_PROGRESS_FD"
 COLLECTED, FINISHED = b"c", b"f"
-# "I/N": keep every N-th collected test starting at the I-th (1-based), in
-# collection order, so N CI jobs split a big file into disjoint parts.
+# "I/N": keep the tests of the I-th of N parts (1-based; a test's part is a
+# hash of its device-neutral id), so N CI jobs split a big file into
+# disjoint parts, the same tests on npu and on CPU.
 SHARD_ENV = "NPU_EMU_CONFORMANCE_SHARD"
 # The JSON-lines file this plugin writes pytest's outcomes to.
 OUTCOMES_ENV = "NPU_EMU_CONFORMANCE_OUTCOMES"
@@ -97,11 +99,25 @@ def canonical_id(tid: str) -> str:
     return "::".join(parts)
 
 
+def shard_of(tid: str, count: int) -> int:
+    """The 0-based shard of a test: a hash of its id without the device
+    (class suffix and test-name token), so that a test lands in the same
+    shard whichever device variant it is, and a test added elsewhere in the
+    file moves no other test."""
+    parts = tid.split("::")
+    if len(parts) >= 3:
+        parts[-2] = re.sub(r"(?<=\w)(?:PRIVATEUSE1|NPU|CPU)$", "", parts[-2])
+        parts[-1] = re.sub(r"_(?:privateuse1|npu|cpu)(?=_|$|\[)", "", parts[-1])
+    return zlib.crc32("::".join(parts).encode()) % count
+
+
 def _shard(config: pytest.Config, items: list[pytest.Item]) -> None:
     index, count = (int(x) for x in os.environ[SHARD_ENV].split("/"))
-    kept = [item for i, item in enumerate(items) if i % count == index - 1]
-    config.hook.pytest_deselected(items=[item for i, item in enumerate(items) if i % count != index - 1])
-    items[:] = kept
+    test_dir = Path(os.environ[TEST_DIR_ENV]) if os.environ.get(TEST_DIR_ENV) else None
+    mine = [shard_of(test_id(item.nodeid, test_dir, Path(str(config.rootpath))), count) == index - 1
+            for item in items]
+    config.hook.pytest_deselected(items=[item for item, keep in zip(items, mine) if not keep])
+    items[:] = [item for item, keep in zip(items, mine) if keep]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

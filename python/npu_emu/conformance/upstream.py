@@ -74,8 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-k", dest="keyword", help="pytest -k expression, to run a subset")
     p.add_argument("-j", "--jobs", type=int, default=1, help="files run in parallel (default 1)")
     p.add_argument("--shard", metavar="I/N",
-                   help="run the I-th of N disjoint parts of each file's tests (every N-th test in collection "
-                        "order, 1-based), e.g. one CI job per part")
+                   help="run the I-th of N disjoint parts of each file's tests (1-based; a test's part is a hash "
+                        "of its id without the device, so npu and CPU runs get the same tests), e.g. one CI "
+                        "job per part")
     p.add_argument("--file-timeout", type=float, default=None,
                    help="seconds one file's tests may run, counted from the end of its collection; then pytest "
                         "is interrupted: the tests it finished are reported, the file gets one errored unit")
