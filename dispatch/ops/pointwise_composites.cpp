@@ -142,12 +142,13 @@ at::Tensor& logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
     return npu::fallback_call<at::Tensor&>("logspace.out", start, end, steps, base, out);
   }
   TORCH_CHECK(steps >= 0, "logspace: number of steps must be non-negative, got ", steps);
-  at::native::resize_output(out, {steps});
+  // As CPU: out keeps its shape when its element count is already `steps`.
+  if (out.numel() != steps) out.resize_({steps});
   if (steps == 0) return out;
   if (steps == 1) return out.fill_(std::pow(base, start.to<double>()));
   at::Tensor exponents = at::empty({steps}, out.options().dtype(at::kDouble));
   at::linspace_out(exponents, rounded_to(start, out.scalar_type()), rounded_to(end, out.scalar_type()), steps);
-  out.copy_(at::pow(base, exponents));
+  out.copy_(at::pow(base, exponents).view(out.sizes()));
   return out;
 }
 

@@ -15,28 +15,30 @@ namespace {
 using Tensor = at::Tensor;
 using Scalar = at::Scalar;
 
-// Resizes `out` to `shape` and runs `launch` on it, through a contiguous
-// temporary when out is a strided view (the entries write dense outputs).
+// Runs `launch` on a dense tensor of `shape` holding out's elements: out
+// itself when contiguous (viewed as `shape`), else a contiguous temporary
+// copied into out's own shape and strides. The caller has sized out: CPU
+// keeps an out whose element count already matches, whatever its shape
+// (linspace into a 2x2 view writes the 2x2 view row by row).
 template <class Launch>
 Tensor& fill_range(Tensor& out, at::IntArrayRef shape, Launch launch) {
-  TORCH_CHECK(out.is_privateuseone(), "out= must be an npu tensor, got one on ", out.device());
-  if (out.sizes() != shape) out.resize_(shape);
   if (out.numel() == 0) return out;
   if (out.is_contiguous()) {
-    launch(out);
+    launch(out.sizes() == shape ? out : out.view(shape));
   } else {
     const Tensor dense = empty_npu(shape, out.scalar_type(), out.device());
     launch(dense);
-    out.copy_(dense);
+    out.copy_(dense.view(out.sizes()));
   }
   return out;
 }
 
-// arange and linspace refuse an out whose elements share memory, as CPU (eye
-// does not: CPU fills an expanded eye out).
-void check_range_out(Tensor& out, at::IntArrayRef shape) {
+// arange and linspace resize out only when its element count differs, as
+// CPU does, and refuse an out whose elements share memory (eye does not: CPU
+// fills an expanded eye out).
+void check_range_out(Tensor& out, int64_t numel) {
   TORCH_CHECK(out.is_privateuseone(), "out= must be an npu tensor, got one on ", out.device());
-  if (out.sizes() != shape) out.resize_(shape);
+  if (out.numel() != numel) out.resize_({numel});
   at::assert_no_internal_overlap(out);
 }
 
@@ -49,7 +51,7 @@ Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, T
   }
   // PyTorch's own length rule and argument checks, run on the meta device.
   const Tensor shape_only = at::arange(start, end, step, at::TensorOptions().dtype(dtype).device(at::kMeta));
-  check_range_out(out, shape_only.sizes());
+  check_range_out(out, shape_only.numel());
   if (!at::isIntegralType(dtype, /*includeBool=*/false)) {
     return fill_range(out, shape_only.sizes(), [&](const Tensor& o) { NPU_RUN(aclnnArange, start, end, step, o); });
   }
@@ -70,7 +72,7 @@ Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, Tens
   if (!run_native(table::caps::aclnnLinspace, "linspace.out", {out.scalar_type()})) {
     return fallback_call<Tensor&>("linspace.out", start, end, steps, out);
   }
-  check_range_out(out, {steps});
+  check_range_out(out, steps);
   return fill_range(out, {steps}, [&](const Tensor& o) { NPU_RUN(aclnnLinspace, start, end, steps, o); });
 }
 
@@ -81,6 +83,8 @@ Tensor& eye_m_out(c10::SymInt n_sym, c10::SymInt m_sym, Tensor& out) {
   if (!run_native(table::caps::aclnnEye, "eye.m_out", {out.scalar_type()})) {
     return fallback_call<Tensor&>("eye.m_out", n, m, out);
   }
+  TORCH_CHECK(out.is_privateuseone(), "out= must be an npu tensor, got one on ", out.device());
+  if (out.sizes() != at::IntArrayRef{n, m}) out.resize_({n, m});
   return fill_range(out, {n, m}, [&](const Tensor& o) { NPU_RUN(aclnnEye, n, m, o); });
 }
 

@@ -565,6 +565,25 @@ def test_arange_length_rules(dtype):
         close(torch.arange(*args, dtype=dtype, device="npu"), torch.arange(*args, dtype=dtype))
 
 
+@pytest.mark.parametrize("make", [
+    lambda out: torch.linspace(0, 3, 4, out=out),
+    lambda out: torch.logspace(0, 3, 4, out=out),
+    lambda out: torch.arange(0, 4, out=out),
+], ids=["linspace", "logspace", "arange"])
+def test_range_out_keeps_a_view_whose_element_count_matches(make):
+    """CPU writes a range into an out= view of the right element count in its
+    own shape and strides (a 2x2 column slice of a 2x3 tensor), not into a
+    resized one: here the values landed in the wrong elements, silently."""
+    base = {d: torch.zeros(2, 3, device=d) for d in ("cpu", "npu")}
+    results = {d: make(base[d].narrow(1, 1, 2)) for d in base}
+    assert results["npu"].shape == results["cpu"].shape == (2, 2)
+    assert torch.equal(base["npu"].cpu(), base["cpu"])
+    assert torch.equal(results["npu"].cpu(), results["cpu"])
+    # A contiguous out of another shape but the same count also keeps its shape.
+    out = torch.empty(2, 2, device="npu")
+    assert make(out).shape == (2, 2) and torch.equal(out.cpu(), make(torch.empty(2, 2)))
+
+
 def test_complex_norm_of_a_0dim_tensor():
     z = torch.randn((), dtype=torch.complex64)
     for kw in ({"dim": 0, "keepdim": True}, {"dim": -1}, {}):
