@@ -701,7 +701,7 @@ Shape column_sizes(const Shape& image, const Shape& kernel, const ConvParams& p)
 
 void convolution(const ConvOperand& input, const ConvOperand& weight, const TensorView* bias,
                  const ConvOperand& output, const ConvParams& p, bool transposed) {
-  if (shifted_applies(input, weight, p, transposed)) {
+  if (shifted_applies(input, weight, p, transposed) || strided_forward_applies(input, weight, p, transposed)) {
     shifted_convolution(input, weight, bias, output, p);
     return;
   }

@@ -89,6 +89,7 @@ void to_grid(const ConvOperand& t, Dims2 offset, Dims2 grid, Grid<Acc>& out) {
 struct Shifted {
   Dims2 kernel;
   int64_t in_ch = 0, out_ch = 0, out_h = 0;
+  Dims2 stride{1, 1};  // above 1 only on the tile GEMM (strided_forward_applies)
 };
 
 // out[n] ([out_h * grid.w][out_ch], row-major) = sum over kh of
@@ -137,7 +138,8 @@ void tile_shifted(const Grid<float>& in, const Shifted& s, int64_t out_w, const 
     const int64_t n = r / per_image;
     const int64_t y = r % per_image / out_w;
     const int64_t x = r % out_w;
-    return in.data() + n * in.image() + y * grid_row + x * s.in_ch + (k0 / run) * grid_row + k0 % run;
+    return in.data() + n * in.image() + y * s.stride.h * grid_row + x * s.stride.w * s.in_ch + (k0 / run) * grid_row +
+           k0 % run;
   };
   g.pack_b = [&](int64_t j0, int64_t cols, int64_t k0, int64_t kc, float* dst) {
     for (int64_t kk = 0; kk < kc; ++kk) {
@@ -260,7 +262,7 @@ void forward_typed(const ConvOperand& input, const ConvOperand& weight, const Te
   Grid<Acc> x;
   to_grid<T, Acc>(input, pad, Dims2{image.h + 2 * pad.h, image.w + 2 * pad.w}, x);
   const std::vector<Acc> w = forward_weight<T, Acc>(weight);
-  const Shifted s{sizes2(weight), input.size1(), weight.size0(), sizes2(output).h};
+  const Shifted s{sizes2(weight), input.size1(), weight.size0(), sizes2(output).h, dims2(p.stride, 1)};
   std::vector<Acc> b;
   if (bias != nullptr) b = bias_values<Acc>(*bias);
   run_shifted<T, Acc>(x, s, w, output, bias != nullptr ? &b : nullptr, p.tile_gemm);
@@ -284,18 +286,39 @@ void input_grad_typed(const ConvOperand& grad_output, const ConvOperand& weight,
 
 }  // namespace
 
-bool shifted_applies(const ConvOperand& input, const ConvOperand& weight, const ConvParams& p, bool transposed) {
+namespace {
+
+// The conditions both shifted paths share: plain, one group, 1-d or 2-d,
+// dilation 1, a kernel of more than one position, nothing empty.
+bool shifted_shape(const ConvOperand& input, const ConvOperand& weight, const ConvParams& p, bool transposed) {
   const std::size_t dims = input.spatial.size();
   if (!p.shifted || transposed || p.groups != 1 || p.round_intermediates || (dims != 1 && dims != 2)) return false;
   if (input.size0() == 0 || input.size1() == 0 || weight.size0() == 0) return false;
   int64_t kernel_numel = 1;
   for (std::size_t d = 0; d < dims; ++d) {
-    if (p.stride[d] != 1 || p.dilation[d] != 1) return false;
-    // The input gradient pads the output gradient by kernel - 1 - padding.
-    if (p.padding[d] > weight.spatial[d] - 1) return false;
+    if (p.dilation[d] != 1) return false;
     kernel_numel *= weight.spatial[d];
   }
   return kernel_numel > 1;
+}
+
+}  // namespace
+
+bool shifted_applies(const ConvOperand& input, const ConvOperand& weight, const ConvParams& p, bool transposed) {
+  if (!shifted_shape(input, weight, p, transposed)) return false;
+  for (std::size_t d = 0; d < input.spatial.size(); ++d) {
+    if (p.stride[d] != 1) return false;
+    // The input gradient pads the output gradient by kernel - 1 - padding.
+    if (p.padding[d] > weight.spatial[d] - 1) return false;
+  }
+  return true;
+}
+
+bool strided_forward_applies(const ConvOperand& input, const ConvOperand& weight, const ConvParams& p,
+                             bool transposed) {
+  // A float32 compute type on the tile GEMM: its A rows can start anywhere.
+  const bool float_compute = input.dtype == DType::Float32 || input.dtype == DType::BFloat16;
+  return float_compute && p.tile_gemm && tile_gemm_available() && shifted_shape(input, weight, p, transposed);
 }
 
 void shifted_convolution(const ConvOperand& input, const ConvOperand& weight, const TensorView* bias,

@@ -26,7 +26,14 @@ namespace npu::kernels::conv {
 // Whether the shifted passes handle this (plain) convolution of `input` by `weight`.
 bool shifted_applies(const ConvOperand& input, const ConvOperand& weight, const ConvParams& p, bool transposed);
 
-// output = conv(input, weight) + bias; requires shifted_applies.
+// Whether the forward alone runs shifted at any stride (dilation 1): on the
+// tile GEMM (float32 compute), whose rows are read at any pixel; the
+// strided input gradient is no plain convolution and stays with im2col.
+bool strided_forward_applies(const ConvOperand& input, const ConvOperand& weight, const ConvParams& p,
+                             bool transposed);
+
+// output = conv(input, weight) + bias; requires shifted_applies or
+// strided_forward_applies.
 void shifted_convolution(const ConvOperand& input, const ConvOperand& weight, const TensorView* bias,
                          const ConvOperand& output, const ConvParams& p);
 
