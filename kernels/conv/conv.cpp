@@ -8,7 +8,9 @@
 #include <tbb/combinable.h>
 #include <tbb/task_arena.h>
 
+#include "kernels/conv/conv_dtype.h"
 #include "kernels/conv/conv_gemm.h"
+#include "kernels/conv/conv_shifted.h"
 #include "kernels/core/dtype_dispatch.h"
 #include "kernels/core/nd_iter.h"
 
@@ -657,25 +659,6 @@ void bias_grad(const ConvOperand& grad_output, const TensorView& grad_bias) {
   });
 }
 
-// The compute type of T: reduced floats in float, floats as themselves,
-// integers in int64.
-template <class T>
-using acc_t = std::conditional_t<is_floating_v<T>, opmath_t<T>, int64_t>;
-
-template <class F>
-void visit_conv_dtype(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::Float32: return f(TypeTag<float>{});
-    case DType::Float64: return f(TypeTag<double>{});
-    case DType::Float16: return f(TypeTag<half>{});
-    case DType::BFloat16: return f(TypeTag<bfloat16>{});
-    case DType::Int64: return f(TypeTag<int64_t>{});
-    default:
-      throw KernelError(std::string("convolution does not support dtype ") + model::dtype_name(dtype) +
-                        " (supported: float32, float64, float16, bfloat16, int64)");
-  }
-}
-
 // Calls f(tag, passes) with the passes of a convolution whose column side is
 // `a` and image side `b`, in the element type of `dtype` (tag's type; its
 // compute type is acc_t of it). The forward and backward entries share this.
@@ -718,6 +701,10 @@ Shape column_sizes(const Shape& image, const Shape& kernel, const ConvParams& p)
 
 void convolution(const ConvOperand& input, const ConvOperand& weight, const TensorView* bias,
                  const ConvOperand& output, const ConvParams& p, bool transposed) {
+  if (shifted_applies(input, weight, p, transposed) || strided_forward_applies(input, weight, p, transposed)) {
+    shifted_convolution(input, weight, bias, output, p);
+    return;
+  }
   const ConvOperand& a = transposed ? input : output;
   const ConvOperand& b = transposed ? output : input;
   visit_passes(input.dtype, a, b, weight, p, [&](auto tag, const auto& passes) {
@@ -737,6 +724,10 @@ void convolution(const ConvOperand& input, const ConvOperand& weight, const Tens
 void convolution_backward(const ConvOperand& grad_output, const ConvOperand& input, const ConvOperand& weight,
                           const ConvOperand* grad_input, const ConvOperand* grad_weight, const TensorView* grad_bias,
                           const ConvParams& p, bool transposed) {
+  if (grad_input != nullptr && grad_input->size0() > 0 && shifted_applies(input, weight, p, transposed)) {
+    shifted_input_grad(grad_output, weight, *grad_input, p);
+    grad_input = nullptr;  // done; the weight and bias gradients below
+  }
   // The column side is grad_output for a plain convolution, input for a transposed one.
   const ConvOperand& a = transposed ? input : grad_output;
   const ConvOperand& b = transposed ? grad_output : input;

@@ -50,6 +50,13 @@ struct ConvParams {
   // PyTorch's CPU does so in its slow path (no oneDNN): npu follows it there
   // to give CPU's results (the emulator entry decides when).
   bool round_intermediates = false;
+  // Whether stride-1 convolutions may run as shifted GEMMs (conv_shifted.h);
+  // false forces im2col + GEMM (the fallback for the weight gradient of a
+  // non-finite input, and the reference the tests compare the two with).
+  bool shifted = true;
+  // Whether the shifted passes may use the AVX-512 tile GEMM (where it
+  // runs); false runs them on the GEMM engine, as on other CPUs (tests).
+  bool tile_gemm = true;
 };
 
 // The spatial sizes of the column side for an image side of `image` sizes

@@ -143,3 +143,79 @@ TEST_CASE("convolution matches a direct loop, grouped, plain and transposed", "[
   for (std::size_t i = 0; i < x.size(); ++i) rhs += x[i] * back[i];
   REQUIRE(lhs == Approx(rhs).epsilon(1e-12));
 }
+
+namespace {
+
+// A convolution problem in float32 (contiguous NCHW operands); stride 1
+// unless given.
+struct ShiftedCase {
+  Shape input, weight;
+  Shape padding;
+  Shape stride = {};
+};
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+  std::vector<float> out;
+  for (const double v : random_values(n, seed)) out.push_back(static_cast<float>(v));
+  return out;
+}
+
+int64_t numel(const Shape& s) {
+  int64_t n = 1;
+  for (const int64_t v : s) n *= v;
+  return n;
+}
+
+// The forward output and the input gradient of `c` with the given paths.
+std::pair<std::vector<float>, std::vector<float>> run_paths(const ShiftedCase& c, bool shifted, bool tile) {
+  const std::size_t dims = c.input.size() - 2;
+  kc::ConvParams p{c.stride.empty() ? Shape(dims, 1) : c.stride, c.padding, Shape(dims, 1), 1};
+  p.shifted = shifted;
+  p.tile_gemm = tile;
+  const Shape image(c.input.begin() + 2, c.input.end()), kernel(c.weight.begin() + 2, c.weight.end());
+  const Shape spatial = kc::column_sizes(image, kernel, p);
+  Shape out_sizes{c.input[0], c.weight[0]};
+  out_sizes.insert(out_sizes.end(), spatial.begin(), spatial.end());
+  std::vector<float> x = random_floats(static_cast<std::size_t>(numel(c.input)), 11);
+  std::vector<float> w = random_floats(static_cast<std::size_t>(numel(c.weight)), 12);
+  std::vector<float> bias = random_floats(static_cast<std::size_t>(c.weight[0]), 13);
+  std::vector<float> gy = random_floats(static_cast<std::size_t>(numel(out_sizes)), 14);
+  std::vector<float> out(gy.size()), gx(x.size());
+  const auto fview = [](std::vector<float>& d, const Shape& s) {
+    return kc::strided_operand(TensorView{d.data(), npu::model::DType::Float32, s, contiguous(s)});
+  };
+  const TensorView b{bias.data(), npu::model::DType::Float32, {c.weight[0]}, {1}};
+  kc::convolution(fview(x, c.input), fview(w, c.weight), &b, fview(out, out_sizes), p, false);
+  const auto gx_op = fview(gx, c.input);
+  kc::convolution_backward(fview(gy, out_sizes), fview(x, c.input), fview(w, c.weight), &gx_op, nullptr, nullptr,
+                           p, false);
+  return {out, gx};
+}
+
+}  // namespace
+
+TEST_CASE("shifted passes (stride 1, strided forward) match im2col + GEMM", "[conv]") {
+  const std::vector<ShiftedCase> cases{
+      {{2, 5, 9, 11}, {7, 5, 3, 3}, {1, 1}},     // "same" padding, odd sizes
+      {{2, 5, 9, 11}, {7, 5, 5, 3}, {1, 2}},     // asymmetric kernel, padding below "same"
+      {{3, 4, 8, 8}, {6, 4, 3, 3}, {0, 0}},      // no padding
+      {{1, 40, 10, 9}, {37, 40, 3, 3}, {1, 1}},  // edge tiles in both directions
+      {{1, 100, 6, 7}, {33, 100, 3, 3}, {1, 1}}, // k runs longer than one k block
+      {{2, 3, 12, 12}, {8, 3, 7, 7}, {3, 3}},    // 7x7 over 3 channels
+      {{2, 6, 20}, {5, 6, 5}, {2}},              // 1-d
+      {{2, 3, 6, 6}, {4, 3, 2, 2}, {1, 1}},      // padding = kernel - 1
+      // Strided: the forward only, on the tile GEMM (the input gradient by im2col).
+      {{2, 3, 15, 14}, {8, 3, 7, 7}, {3, 3}, {2, 2}},  // ResNet's stem, odd size
+      {{2, 4, 9, 8}, {6, 4, 3, 2}, {1, 0}, {2, 1}},
+      {{2, 6, 21}, {5, 6, 4}, {1}, {3}},
+  };
+  for (const ShiftedCase& c : cases) {
+    const auto [ref_out, ref_gx] = run_paths(c, false, false);
+    for (const bool tile : {false, true}) {
+      INFO("input " << c.input[1] << " channels, kernel " << c.weight[2] << ", tile GEMM " << tile);
+      const auto [out, gx] = run_paths(c, true, tile);
+      for (std::size_t i = 0; i < out.size(); ++i) REQUIRE(out[i] == Approx(ref_out[i]).margin(1e-4).epsilon(1e-4));
+      for (std::size_t i = 0; i < gx.size(); ++i) REQUIRE(gx[i] == Approx(ref_gx[i]).margin(1e-4).epsilon(1e-4));
+    }
+  }
+}

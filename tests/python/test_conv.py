@@ -32,6 +32,18 @@ CASES = {
     # fewer than 256 positions are put side by side into one GEMM over the batch).
     "2d large images": (F.conv2d, (2, 2, 48, 48), (3, 2, 3, 3), True, dict(padding=1)),
     "transposed 2d large images": (F.conv_transpose2d, (2, 2, 48, 48), (2, 3, 3, 3), True, {}),
+    # Stride 1, dilation 1, one group: the shifted passes (no column matrix;
+    # kernels/conv/conv_shifted.h) for the forward and the input gradient.
+    "2d stride 1 asymmetric padding": (F.conv2d, (2, 5, 9, 11), (7, 5, 5, 3), True, dict(padding=(1, 2))),
+    "2d stride 1 edge tiles": (F.conv2d, (3, 40, 10, 9), (37, 40, 3, 3), True, dict(padding=1)),
+    "2d stride 1 long kernel rows": (F.conv2d, (1, 100, 6, 7), (33, 100, 3, 3), False, dict(padding=1)),
+    "2d stride 1 7x7": (F.conv2d, (2, 3, 12, 12), (8, 3, 7, 7), True, dict(padding=3)),
+    "2d stride 1 padding = kernel - 1": (F.conv2d, (2, 3, 6, 6), (4, 3, 2, 2), True, dict(padding=1)),
+    "2d stride 1 padding > kernel - 1": (F.conv2d, (2, 3, 6, 6), (4, 3, 2, 2), True, dict(padding=2)),
+    "1d stride 1 padding": (F.conv1d, (2, 6, 20), (5, 6, 5), True, dict(padding=2)),
+    # Strided, dilation 1, one group: the forward reads the grid at strided pixels.
+    "2d stem 7x7 stride 2": (F.conv2d, (2, 3, 15, 14), (8, 3, 7, 7), True, dict(stride=2, padding=3)),
+    "1d stride 3": (F.conv1d, (2, 6, 21), (5, 6, 4), True, dict(stride=3, padding=1)),
     "3d": (F.conv3d, (2, 3, 5, 6, 4), (4, 3, 2, 3, 2), True, dict(stride=(1, 2, 1), padding=(1, 0, 1))),
     "3d groups dilation": (F.conv3d, (1, 4, 6, 5, 5), (4, 2, 2, 2, 2), False, dict(groups=2, dilation=2)),
     "transposed 1d": (F.conv_transpose1d, (2, 4, 6), (4, 3, 3), True, dict(stride=3, output_padding=2)),
@@ -240,6 +252,22 @@ def test_private_format_operands_are_read_in_place(spatial, internal_format):
     torch.testing.assert_close(xn.grad.cpu(), xc.grad, rtol=1e-4, atol=1e-4)
     torch.testing.assert_close(wn.grad.cpu(), wc.grad, rtol=1e-4, atol=1e-4)
     assert torch_npu.get_npu_format(xn) == act_fmt and torch_npu.get_npu_format(wn) == w_fmt
+
+
+def test_stride_1_private_format_operands():
+    # The shifted passes read NC1HWC0 activations and FRACTAL_Z weights in
+    # place too (19 and 21 channels: partly padded C0 blocks).
+    x, w, b = rand((2, 19, 9, 8), torch.float32, 0), rand((21, 19, 3, 3), torch.float32, 1), rand((21,), torch.float32, 2)
+    xn = torch_npu.npu_format_cast(x.npu(), 3).requires_grad_()
+    wn = torch_npu.npu_format_cast(w.npu(), 4).requires_grad_()
+    xc, wc = x.clone().requires_grad_(), w.clone().requires_grad_()
+    y, yc = F.conv2d(xn, wn, b.npu(), padding=1), F.conv2d(xc, wc, b, padding=1)
+    g = rand(yc.shape, torch.float32, 3)
+    y.backward(g.npu())
+    yc.backward(g)
+    torch.testing.assert_close(y.detach().cpu(), yc.detach(), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(xn.grad.cpu(), xc.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(wn.grad.cpu(), wc.grad, rtol=1e-4, atol=1e-4)
 
 
 # ---- bad arguments -------------------------------------------------------------------------
