@@ -121,8 +121,23 @@ def at_startup() -> None:
             install_real_torch_npu_hook()
         else:
             install_torch_npu_alias()
-    except RuntimeError:
-        pass  # a bad NPU value is reported when torch or npu_emu is imported
+    except RuntimeError as err:
+        # A bad NPU or NPU_EMU_TORCH_NPU value is reported when torch,
+        # npu_emu or torch_npu is imported (torch may autoload the real
+        # torch_npu before npu-emu's own entry point reports it).
+        sys.meta_path.insert(0, _StartErrorFinder(err))
+
+
+class _StartErrorFinder(importlib.abc.MetaPathFinder):
+    """Raises the start-up setting error on `import torch_npu`."""
+
+    def __init__(self, error: RuntimeError) -> None:
+        self._error = error
+
+    def find_spec(self, fullname: str, path=None, target=None):
+        if fullname == "torch_npu":
+            raise RuntimeError(str(self._error))
+        return None
 
 
 class BackendStartError(BaseException):

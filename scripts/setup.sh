@@ -56,4 +56,27 @@ if ! "$VENV/bin/python" -c "import importlib.metadata as m; m.distribution('npu-
   "$VENV/bin/pip" install -q --disable-pip-version-check --no-build-isolation --no-deps -e "$ROOT"
 fi
 echo "import _npu_emu_switch; _npu_emu_switch.at_startup()" > "$SITE/npu_emu_switch.pth"
+
+# 5. The real torch_npu (PyPI torch-npu) in an environment of its own, for
+#    tests/real_torch_npu: torch pinned as above, torch-npu installed without
+#    dependencies (so nothing can pull another torch), its two small ones by
+#    hand. npu-emu is reached through a path entry (its native files are this
+#    build's), plus the same start-up switch. NPU_EMU_SKIP_TORCH_NPU=1 skips it.
+TORCH_NPU_VENV=$ROOT/.venv-torch-npu
+TORCH_NPU_VERSION=2.13.0
+if [ "${NPU_EMU_SKIP_TORCH_NPU:-0}" != 1 ]; then
+  if [ ! -x "$TORCH_NPU_VENV/bin/python" ]; then
+    log "creating $TORCH_NPU_VENV"
+    "$PYTHON" -m venv "$TORCH_NPU_VENV"
+  fi
+  if ! "$TORCH_NPU_VENV/bin/python" -c "import importlib.metadata as m, pytest, numpy, yaml
+assert m.version('torch').startswith('$TORCH_VERSION') and m.version('torch-npu') == '$TORCH_NPU_VERSION'" 2>/dev/null; then
+    log "installing torch==$TORCH_VERSION and torch-npu==$TORCH_NPU_VERSION into $TORCH_NPU_VENV"
+    "$TORCH_NPU_VENV/bin/pip" install -q --disable-pip-version-check "torch==$TORCH_VERSION" numpy pyyaml pytest
+    "$TORCH_NPU_VENV/bin/pip" install -q --disable-pip-version-check --no-deps "torch-npu==$TORCH_NPU_VERSION"
+  fi
+  TORCH_NPU_SITE=$("$TORCH_NPU_VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+  echo "$ROOT/python" > "$TORCH_NPU_SITE/npu_emu_path.pth"
+  echo "import _npu_emu_switch; _npu_emu_switch.at_startup()" > "$TORCH_NPU_SITE/npu_emu_switch.pth"
+fi
 log "ready"

@@ -15,6 +15,15 @@ echo "== pytest: the npu backend"
 .venv/bin/python -m pytest -q -p no:cacheprovider tests/python "$@"
 py=$?
 
+echo "== pytest: the real torch_npu (PyPI torch-npu) on the CANN stand-in"
+if [ "${NPU_EMU_SKIP_TORCH_NPU:-0}" = 1 ]; then
+  echo "skipped: NPU_EMU_SKIP_TORCH_NPU=1"
+  real=0
+else
+  .venv-torch-npu/bin/python -m pytest -q -p no:cacheprovider tests/real_torch_npu
+  real=$?
+fi
+
 # Half of the float32 units (deterministic round-robin shard); fails only on
 # unexpected failures or unexpected passes against conformance/expected_failures.txt.
 SHARD=${NPU_EMU_CONFORMANCE_SHARD:-1/2}
@@ -22,5 +31,5 @@ echo "== conformance: OpInfo sweep, float32, shard $SHARD"
 .venv/bin/python -m npu_emu.conformance --dtypes float32 --shard "$SHARD" -j 2 --output-dir conformance-report
 conf=$?
 
-echo "== summary: catch2 exit $cpp, pytest exit $py, conformance exit $conf"
-[ $cpp -eq 0 ] && [ $py -eq 0 ] && [ $conf -eq 0 ]
+echo "== summary: catch2 exit $cpp, pytest exit $py, real torch_npu exit $real, conformance exit $conf"
+[ $cpp -eq 0 ] && [ $py -eq 0 ] && [ $real -eq 0 ] && [ $conf -eq 0 ]

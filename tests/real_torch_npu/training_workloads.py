@@ -1,0 +1,71 @@
+"""Small training runs, each executed on npu (the real torch_npu on the
+stand-in) and on CPU from the same initial weights and data; prints the
+largest parameter difference after the last step. Run as a script in a fresh
+interpreter by test_training.py (so the stand-in's report is written at exit):
+
+    NPU=emu python training_workloads.py linear_sgd|cnn_adamw|transformer_adamw
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+
+import torch
+import torch_npu  # noqa: F401
+
+
+def linear_sgd() -> tuple[torch.nn.Module, torch.Tensor, torch.Tensor, type, dict]:
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+    return model, torch.randn(32, 8), torch.randint(0, 4, (32,)), torch.optim.SGD, {"lr": 0.1, "momentum": 0.9}
+
+
+def cnn_adamw():
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+        torch.nn.Dropout(0.0), torch.nn.Linear(8, 10))
+    return model, torch.randn(4, 3, 12, 12), torch.randint(0, 10, (4,)), torch.optim.AdamW, {"lr": 0.01}
+
+
+class TinyTransformer(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = torch.nn.Embedding(50, 16)
+        self.layer = torch.nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, dropout=0.0, batch_first=True)
+        self.head = torch.nn.Linear(16, 50)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.layer(self.embed(tokens))).flatten(0, 1)
+
+
+def transformer_adamw():
+    tokens = torch.randint(0, 50, (2, 6))
+    return TinyTransformer(), tokens, torch.randint(0, 50, (12,)), torch.optim.AdamW, {"lr": 0.01}
+
+
+def train(model, inputs, targets, optimizer_class, options, device: str, steps: int = 3) -> torch.nn.Module:
+    model = model.to(device)
+    optimizer = optimizer_class(model.parameters(), **options)
+    inputs, targets = inputs.to(device), targets.to(device)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(inputs), targets)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+    return model
+
+
+def main(name: str) -> None:
+    torch.manual_seed(0)
+    model, inputs, targets, optimizer_class, options = globals()[name]()
+    on_cpu = train(copy.deepcopy(model), inputs, targets, optimizer_class, options, "cpu")
+    on_npu = train(model, inputs, targets, optimizer_class, options, "npu")
+    diff = max((a.detach() - b.detach().cpu()).abs().max().item()
+               for a, b in zip(on_cpu.parameters(), on_npu.parameters()))
+    print(f"max_diff {diff}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
