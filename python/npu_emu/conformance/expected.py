@@ -12,7 +12,7 @@ and `--update-expected` keeps the entry whichever way it went."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from npu_emu.conformance.compare import first_line
 from npu_emu.conformance.results import UnitResult
@@ -40,7 +40,14 @@ def may_fail(reason: str | None) -> bool:
     return reason is not None and reason.startswith(MAY_FAIL)
 
 
-def load(path: Path) -> dict[str, str]:
+def read_entries(path: Path, form: str, valid_key: Callable[[str], bool],
+                 check: Callable[[str, str], str | None] = lambda key, reason: None,
+                 canonical: Callable[[str], str] = lambda key: key, twice: str = "") -> dict[str, str]:
+    """{key: reason} of an expected-failures file (this one and the upstream
+    runs' one share its form): `<key>: <reason>` lines, `#` comments, blank
+    lines. A missing file is empty. A line whose key fails `valid_key`, or for
+    which `check(key, reason)` returns a complaint, or a key listed twice
+    (after `canonical`), is a ValueError naming the file and line."""
     if not path.exists():
         return {}
     entries: dict[str, str] = {}
@@ -49,20 +56,33 @@ def load(path: Path) -> dict[str, str]:
         if not line or line.startswith("#"):
             continue
         key, sep, reason = line.partition(": ")
-        if not sep or "/" not in key or " " in key or not reason.strip():
-            raise ValueError(f"{path}:{number}: expected '<op>/<dtype>: <reason>', got {raw!r}")
-        if reason.strip() == MAY_FAIL.strip():
-            raise ValueError(f"{path}:{number}: {key}: '{MAY_FAIL.strip()}' needs a reason after it")
+        where = f"{path}:{number}"
+        if not sep or " " in key or not valid_key(key) or not reason.strip():
+            raise ValueError(f"{where}: expected '{form}', got {raw!r}")
+        complaint = check(key, reason.strip())
+        if complaint:
+            raise ValueError(f"{where}: {key}: {complaint}")
+        key = canonical(key)
         if key in entries:
-            raise ValueError(f"{path}:{number}: {key} is listed twice")
+            raise ValueError(f"{where}: {key} is listed twice{twice}")
         entries[key] = reason.strip()
     return entries
 
 
-def save(path: Path, entries: dict[str, str]) -> None:
+def write_entries(path: Path, header: str, entries: dict[str, str]) -> None:
     lines = [f"{key}: {entries[key]}" for key in sorted(entries)]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(HEADER + "\n" + "\n".join(lines) + ("\n" if lines else ""))
+    path.write_text(header + "\n" + "\n".join(lines) + ("\n" if lines else ""))
+
+
+def load(path: Path) -> dict[str, str]:
+    return read_entries(
+        path, "<op>/<dtype>: <reason>", lambda key: "/" in key,
+        check=lambda key, reason: f"'{MAY_FAIL.strip()}' needs a reason after it" if reason == MAY_FAIL.strip() else None)
+
+
+def save(path: Path, entries: dict[str, str]) -> None:
+    write_entries(path, HEADER, entries)
 
 
 def categorise(result: UnitResult) -> str:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Iterable
 
 from npu_emu.conformance.causes import cause
+from npu_emu.conformance.expected import read_entries, write_entries
 from npu_emu.conformance.pytest_plugin import canonical_id
 from npu_emu.conformance.results import UnitResult
 
@@ -44,27 +45,12 @@ HEADER = """\
 
 def load(path: Path) -> dict[str, str]:
     """{canonical test id: cause}; a missing file is empty."""
-    if not path.exists():
-        return {}
-    entries: dict[str, str] = {}
-    for number, raw in enumerate(path.read_text().splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        key, sep, reason = line.partition(": ")
-        if not sep or "::" not in key and not key.endswith(".py") or " " in key or not reason.strip():
-            raise ValueError(f"{path}:{number}: expected '<file>::<class>::<test>: <cause>', got {raw!r}")
-        key = canonical_id(key)
-        if key in entries:
-            raise ValueError(f"{path}:{number}: {key} is listed twice (PRIVATEUSE1 and NPU name the same test)")
-        entries[key] = reason.strip()
-    return entries
+    return read_entries(path, "<file>::<class>::<test>: <cause>", lambda key: "::" in key or key.endswith(".py"),
+                        canonical=canonical_id, twice=" (PRIVATEUSE1 and NPU name the same test)")
 
 
 def save(path: Path, entries: dict[str, str]) -> None:
-    lines = [f"{key}: {entries[key]}" for key in sorted(entries)]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(HEADER + "\n" + "\n".join(lines) + ("\n" if lines else ""))
+    write_entries(path, HEADER, entries)
 
 
 def failing(result: UnitResult) -> bool:
