@@ -63,10 +63,19 @@ def build(kind: str, results: Sequence[UnitResult], wall_time_s: float) -> ET.El
                 ET.SubElement(case, "skipped", message=r.skip_reason or "no sample could be compared")
                 counts["skipped"] += 1
             ET.SubElement(case, "system-out").text = _text(r)
-        for k, v in counts.items():
-            suite.set(k, str(v))
-            totals[k] += v
-        suite.set("time", f"{sum(r.duration_s for r in group):.1f}")
+        close_suite(suite, counts, totals, sum(r.duration_s for r in group))
+    return close_root(root, totals)
+
+
+def close_suite(suite: ET.Element, counts: dict[str, int], totals: dict[str, int], seconds: float) -> None:
+    """A testsuite's counts and time as attributes, its counts added to the totals."""
+    for k, v in counts.items():
+        suite.set(k, str(v))
+        totals[k] += v
+    suite.set("time", f"{seconds:.1f}")
+
+
+def close_root(root: ET.Element, totals: dict[str, int]) -> ET.ElementTree:
     for k, v in totals.items():
         root.set(k, str(v))
     ET.indent(root)

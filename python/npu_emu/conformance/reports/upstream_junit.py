@@ -17,9 +17,9 @@ CI's red cases are exactly the unexpected results."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Sequence
 
+from npu_emu.conformance.reports.junit_report import close_root, close_suite, write  # noqa: F401 (write is this module's too)
 from npu_emu.conformance.results import UnitResult
 
 _ILLEGAL = dict.fromkeys([*range(0, 9), 11, 12, *range(14, 32)])
@@ -75,15 +75,5 @@ def build(results: Sequence[UnitResult], wall_time_s: float) -> ET.ElementTree:
             kind = _case(suite, r)
             if kind:
                 counts[{"failure": "failures", "error": "errors", "skipped": "skipped"}[kind]] += 1
-        for k, v in counts.items():
-            suite.set(k, str(v))
-            totals[k] += v
-        suite.set("time", f"{sum(r.duration_s for r in group):.1f}")
-    for k, v in totals.items():
-        root.set(k, str(v))
-    ET.indent(root)
-    return ET.ElementTree(root)
-
-
-def write(path: Path, tree: ET.ElementTree) -> None:
-    tree.write(path, encoding="utf-8", xml_declaration=True)
+        close_suite(suite, counts, totals, sum(r.duration_s for r in group))
+    return close_root(root, totals)
