@@ -12,18 +12,9 @@ from conftest import run_python
 SCRIPT = Path(__file__).with_name("training_workloads.py")
 
 
-# Not yet: aclnn ops the emulator lacks send these to the legacy path (a clear
-# error naming them; the report lists them).
-MISSING = {
-    "cnn_adamw": "max_pool2d for training needs aclnnMaxPool2dWithMask (and its backward), not emulated yet",
-    "transformer_adamw": "scaled_dot_product_attention needs aclnnFlashAttentionScore (and its grad), not emulated yet",
-}
-
-
-@pytest.mark.parametrize("workload", [
-    "linear_sgd",
-    *(pytest.param(name, marks=pytest.mark.xfail(reason=why, strict=True)) for name, why in MISSING.items()),
-])
+# max_pool2d runs as aclnnMaxPool2dWithMask (+Backward), attention as
+# aclnnFlashAttentionScore (+Grad), fused AdamW as aclnnApplyAdamWV2.
+@pytest.mark.parametrize("workload", ["linear_sgd", "cnn_adamw", "transformer_adamw", "transformer_fused_adamw"])
 def test_training_matches_cpu_with_no_legacy_aclop_call(workload, tmp_path):
     report = tmp_path / "standin_report.txt"
     r = run_python(f"import runpy, sys; sys.argv = ['x', '{workload}']; runpy.run_path('{SCRIPT}', run_name='__main__')",
