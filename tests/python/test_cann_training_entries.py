@@ -309,3 +309,20 @@ def test_apply_adamw_v2_needs_its_max_state_with_amsgrad():
     finally:
         c.release()
     assert status != 0 and "maxGradNormOptionalRef" in message
+
+
+# ------------------------------------------------------------------- GELU
+
+def test_gelu_backward_is_the_erf_form_gradient():
+    # What torch_npu launches for gelu_backward (approximate="none") on Atlas A2/A3.
+    g = torch.Generator().manual_seed(7)
+    x = torch.randn(5, 7, generator=g, dtype=torch.float64) * 3
+    dy = torch.randn(5, 7, generator=g, dtype=torch.float64)
+    expected = torch.ops.aten.gelu_backward(dy, x, approximate="none")
+    grad_in = torch.full((5, 7), -7.0, device="npu")
+    c = Call()
+    try:
+        run("aclnnGeluBackward", [c.tensor(dy.float().to("npu")), c.tensor(x.float().to("npu")), c.tensor(grad_in)])
+    finally:
+        c.release()
+    torch.testing.assert_close(grad_in.cpu(), expected.float(), rtol=1e-5, atol=1e-6)
