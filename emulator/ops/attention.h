@@ -20,4 +20,25 @@ TaskBody fused_attention_backward_task(const aclTensor* gradOut, const aclTensor
                                        bool isCausal, double dropoutP, int64_t seed, int64_t offset,
                                        aclTensor* gradQuery, aclTensor* gradKey, aclTensor* gradValue);
 
+// CANN's aclnnFlashAttentionScore / aclnnFlashAttentionScoreGrad
+// (emulator/ops/flash_attention.cpp): layouts BNSD, BSND, BSH and SBH,
+// sparseMode 0-3, no positional shift, keepProb 1.
+TaskBody flash_attention_score_task(const aclTensor* query, const aclTensor* key, const aclTensor* value,
+                                    const aclTensor* realShiftOptional, const aclTensor* dropMaskOptional,
+                                    const aclTensor* paddingMaskOptional, const aclTensor* attenMaskOptional,
+                                    const aclIntArray* prefixOptional, double scaleValue, double keepProb,
+                                    int64_t preTokens, int64_t nextTokens, int64_t headNum, const char* inputLayout,
+                                    int64_t innerPrecise, int64_t sparseMode, const aclTensor* softmaxMaxOut,
+                                    const aclTensor* softmaxSumOut, const aclTensor* softmaxOutOut, const aclTensor* attentionOutOut);
+TaskBody flash_attention_score_grad_task(const aclTensor* query, const aclTensor* keyIn, const aclTensor* value,
+                                         const aclTensor* dy, const aclTensor* pseShiftOptional,
+                                         const aclTensor* dropMaskOptional, const aclTensor* paddingMaskOptional,
+                                         const aclTensor* attenMaskOptional, const aclTensor* softmaxMaxOptional,
+                                         const aclTensor* softmaxSumOptional, const aclTensor* softmaxInOptional,
+                                         const aclTensor* attentionInOptional, const aclIntArray* prefixOptional,
+                                         double scaleValue, double keepProb, int64_t preTokens, int64_t nextTokens,
+                                         int64_t headNum, const char* inputLayout, int64_t innerPrecise,
+                                         int64_t sparseMode, const aclTensor* dqOut, const aclTensor* dkOut, const aclTensor* dvOut,
+                                         const aclTensor* dpseOut);
+
 }  // namespace npu::emu

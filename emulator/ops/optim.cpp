@@ -160,4 +160,46 @@ TaskBody fused_adagrad_task(aclTensorList* params, aclTensorList* grads, aclTens
   };
 }
 
+TaskBody apply_adamw_v2_task(aclTensor* varRef, aclTensor* mRef, aclTensor* vRef, aclTensor* maxGradNormOptionalRef,
+                             const aclTensor* grad, const aclTensor* step, float lr, float beta1, float beta2,
+                             float weightDecay, float eps, bool amsgrad, bool maximize) {
+  kn::OptimItem item;
+  item.param = require_views<1>({{{varRef, "varRef"}}})[0];
+  if (!model::is_floating_point(item.param.dtype)) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string("varRef has dtype ") + model::dtype_name(item.param.dtype) +
+                                      "; aclnnApplyAdamWV2 takes float16, bfloat16 or float32");
+  }
+  const auto like_var = [&](const aclTensor* t, const char* name) {
+    const kn::TensorView v = require_views<1>({{{t, name}}})[0];
+    if (v.dtype != item.param.dtype || v.sizes != item.param.sizes) {
+      fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " (" + model::dtype_name(v.dtype) + ", " +
+                                        kn::shape_str(v.sizes) + ") must match varRef (" +
+                                        model::dtype_name(item.param.dtype) + ", " +
+                                        kn::shape_str(item.param.sizes) + ")");
+    }
+    return v;
+  };
+  item.state1 = like_var(mRef, "mRef");
+  item.state2 = like_var(vRef, "vRef");
+  item.grad = like_var(grad, "grad");
+  if (amsgrad) {
+    if (maxGradNormOptionalRef == nullptr) {
+      fail(ACLNN_ERR_PARAM_NULLPTR, "maxGradNormOptionalRef is required when amsgrad is true");
+    }
+    item.state3 = like_var(maxGradNormOptionalRef, "maxGradNormOptionalRef");
+  }
+  const kn::TensorView count = require_views<1>({{{step, "step"}}})[0];
+  if (count.numel() != 1 || (count.dtype != model::DType::Int64 && count.dtype != model::DType::Float32)) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string("step must be a 1-element int64 or float32 tensor, got ") +
+                                      model::dtype_name(count.dtype) + " " + kn::shape_str(count.sizes));
+  }
+  const kn::AdamConfig cfg{lr, beta1, beta2, weightDecay, eps, amsgrad, maximize, true};
+  return [item, count, cfg]() mutable {
+    // CANN's step counts the steps taken before this one (torch_npu passes
+    // PyTorch's already incremented count minus 1): this step is step + 1.
+    item.step = read_value(count) + 1.0;
+    kn::fused_adam({item}, cfg, std::nullopt);
+  };
+}
+
 }  // namespace npu::emu

@@ -23,4 +23,11 @@ TaskBody fused_adagrad_task(aclTensorList* params, aclTensorList* grads, aclTens
                             double eps, bool maximize, const aclTensor* gradScaleOptional,
                             const aclTensor* foundInfOptional);
 
+// CANN's aclnnApplyAdamWV2: one AdamW step (decoupled weight decay) of one
+// parameter; `step` (1-element int64 or float32) is the count of steps taken
+// before this one.
+TaskBody apply_adamw_v2_task(aclTensor* varRef, aclTensor* mRef, aclTensor* vRef, aclTensor* maxGradNormOptionalRef,
+                             const aclTensor* grad, const aclTensor* step, float lr, float beta1, float beta2,
+                             float weightDecay, float eps, bool amsgrad, bool maximize);
+
 }  // namespace npu::emu

@@ -4,10 +4,12 @@
 #include "emulator/ops/pool.h"
 
 #include <string>
+#include <vector>
 
 #include "emulator/acl_error.h"
 #include "emulator/op_args.h"
 #include "emulator/op_launch.h"
+#include "kernels/pool/max_pool_mask.h"
 #include "kernels/pool/max_unpool.h"
 #include "kernels/pool/pool.h"
 
@@ -117,6 +119,67 @@ TaskBody max_pool_backward_task(int64_t rank, const aclTensor* gradOutput, const
   require_shape(indices, pooled, "indices");
   require_indices(indices);
   return [v, rank] { kn::max_pool_backward(v[0], v[1], v[2], rank); };
+}
+
+namespace {
+
+void require_mask(const aclTensor* mask, const Shape& pooled, const PoolParams& p) {
+  require_shape(mask, kn::max_pool_mask_shape(pooled, p), "indices");
+  require_dtype(mask, "indices", "int8 (the mask form)", [](model::DType d) { return d == model::DType::Int8; });
+}
+
+// Contiguous int64 indices of `pooled`'s shape, the kernels' form; the mask
+// ops convert between it and the mask inside their task.
+struct IndexScratch {
+  explicit IndexScratch(const Shape& pooled) : shape(pooled) {}
+  TensorView view(std::vector<int64_t>& storage) const {
+    storage.resize(static_cast<std::size_t>(kn::TensorView{nullptr, model::DType::Int64, shape, {}}.numel()));
+    return TensorView{storage.data(), model::DType::Int64, shape, kn::contiguous_strides(shape)};
+  }
+  Shape shape;
+};
+
+}  // namespace
+
+TaskBody max_pool_mask_task(const aclTensor* self, const aclIntArray* kernelSize, const aclIntArray* stride,
+                            const aclIntArray* padding, const aclIntArray* dilation, bool ceilMode, aclTensor* out,
+                            aclTensor* indices) {
+  require_tensor(self, "self");
+  const TensorView x = self->view();
+  const auto v = require_views<2>({{{out, "out"}, {indices, "indices"}}});
+  const PoolParams p = params("max_pool2d with mask", 2, kernelSize, stride, padding, dilation, ceilMode);
+  const Shape shape = kn::pooled_shape("max_pool2d with mask", x.sizes, p);
+  require_shape(out, shape, "out");
+  require_same_dtype(out, "out", self, "self");
+  require_mask(indices, shape, p);
+  const IndexScratch scratch(shape);
+  const int64_t width = x.sizes[x.dim() - 1];
+  return [x, v, p, scratch, width] {
+    std::vector<int64_t> storage;
+    const TensorView flat = scratch.view(storage);
+    kn::max_pool(x, v[0], flat, p);
+    kn::max_pool_indices_to_mask(flat, v[1], p, width);
+  };
+}
+
+TaskBody max_pool_mask_backward_task(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* indices,
+                                     const aclIntArray* kernelSize, const aclIntArray* stride,
+                                     const aclIntArray* padding, const aclIntArray* dilation, bool ceilMode,
+                                     aclTensor* gradInput) {
+  require_shape_donor(self);
+  const auto v = require_views<3>({{{gradOutput, "gradOutput"}, {indices, "indices"}, {gradInput, "gradInput"}}});
+  const PoolParams p = params("max_pool2d with mask backward", 2, kernelSize, stride, padding, dilation, ceilMode);
+  const Shape pooled = kn::pooled_shape("max_pool2d with mask backward", self->view_dims, p);
+  check_backward(gradOutput, self, gradInput, pooled);
+  require_mask(indices, pooled, p);
+  const IndexScratch scratch(pooled);
+  const int64_t width = self->view_dims.back();
+  return [v, p, scratch, width] {
+    std::vector<int64_t> storage;
+    const TensorView flat = scratch.view(storage);
+    kn::max_pool_mask_to_indices(v[1], flat, p, width);
+    kn::max_pool_backward(v[0], flat, v[2], 2);
+  };
 }
 
 TaskBody avg_pool_task(int64_t rank, const aclTensor* self, const aclIntArray* kernelSize, const aclIntArray* stride,

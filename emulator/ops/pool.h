@@ -15,6 +15,16 @@ TaskBody max_pool_backward_task(int64_t rank, const aclTensor* gradOutput, const
                                 const aclTensor* indices, const aclIntArray* kernelSize, const aclIntArray* stride,
                                 const aclIntArray* padding, const aclIntArray* dilation, bool ceilMode,
                                 aclTensor* gradInput);
+// aclnnMaxPool2dWithMask and its backward: 2-d max pooling whose indices are
+// CANN's int8 mask (kernels/pool/max_pool_mask.h), made by the forward and
+// read back by the backward.
+TaskBody max_pool_mask_task(const aclTensor* self, const aclIntArray* kernelSize, const aclIntArray* stride,
+                            const aclIntArray* padding, const aclIntArray* dilation, bool ceilMode, aclTensor* out,
+                            aclTensor* indices);
+TaskBody max_pool_mask_backward_task(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* indices,
+                                     const aclIntArray* kernelSize, const aclIntArray* stride,
+                                     const aclIntArray* padding, const aclIntArray* dilation, bool ceilMode,
+                                     aclTensor* gradInput);
 TaskBody avg_pool_task(int64_t rank, const aclTensor* self, const aclIntArray* kernelSize, const aclIntArray* stride,
                        const aclIntArray* padding, bool ceilMode, bool countIncludePad, int64_t divisorOverride,
                        aclTensor* out);

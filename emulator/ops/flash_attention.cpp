@@ -1,0 +1,365 @@
+// CANN's aclnnFlashAttentionScore and aclnnFlashAttentionScoreGrad on the
+// fused attention kernels (kernels/attention/attention.h), which compute in
+// the BNSD layout on strided views: every other layout is viewed as BNSD
+// without a copy. What the kernels cannot express (a positional shift,
+// dropout inside the op, the TND and prefix modes) is refused by name.
+//
+// softmaxMaxOut / softmaxSumOut ([B, N, S1, 8] float32, CANN's 8 equal lanes
+// per row): npu-emu stores each row's log-sum-exp as its max and 1 as its
+// sum, so exp(score - max) / sum is the softmax exactly as with the chip's
+// (max, sum) pair; the grad reads any (max, sum) as log-sum-exp max + log(sum).
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "emulator/acl_error.h"
+#include "emulator/acl_objects.h"
+#include "emulator/op_args.h"
+#include "emulator/ops/attention.h"
+#include "kernels/attention/attention.h"
+
+namespace npu::emu {
+
+namespace {
+
+namespace kn = kernels;
+using kn::Shape;
+using kn::TensorView;
+
+constexpr int64_t kSoftmaxLanes = 8;
+
+enum class Layout { BNSD, BSND, BSH, SBH };
+
+Layout parse_layout(const char* inputLayout) {
+  const std::string s = inputLayout == nullptr ? "" : inputLayout;
+  if (s == "BNSD") return Layout::BNSD;
+  if (s == "BSND") return Layout::BSND;
+  if (s == "BSH") return Layout::BSH;
+  if (s == "SBH") return Layout::SBH;
+  fail(ACLNN_ERR_PARAM_INVALID, "inputLayout '" + s +
+                                    "' is not supported: use BNSD, BSND, BSH or SBH (TND is "
+                                    "aclnnFlashAttentionVarLenScore's, not emulated)");
+}
+
+// `t` (in `layout`, `heads` heads) as a [B, N, S, D] view of its storage.
+TensorView as_bnsd(const TensorView& t, Layout layout, int64_t heads, const char* name) {
+  const int64_t want = layout == Layout::BSH || layout == Layout::SBH ? 3 : 4;
+  if (t.dim() != want) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " must be " + std::to_string(want) +
+                                      "-D for its inputLayout, got shape " + kn::shape_str(t.sizes));
+  }
+  TensorView v = t;
+  switch (layout) {
+    case Layout::BNSD:
+      return v;
+    case Layout::BSND:
+      v.sizes = {t.sizes[0], t.sizes[2], t.sizes[1], t.sizes[3]};
+      v.strides = {t.strides[0], t.strides[2], t.strides[1], t.strides[3]};
+      return v;
+    case Layout::BSH:
+    case Layout::SBH: {
+      if (heads <= 0 || t.sizes[2] % heads != 0) {
+        fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + "'s hidden size " + std::to_string(t.sizes[2]) +
+                                          " is not a multiple of its head count " + std::to_string(heads));
+      }
+      const int64_t d = t.sizes[2] / heads;
+      const int64_t b = layout == Layout::BSH ? 0 : 1, s = 1 - b;
+      v.sizes = {t.sizes[b], heads, t.sizes[s], d};
+      v.strides = {t.strides[b], d * t.strides[2], t.strides[s], t.strides[2]};
+      return v;
+    }
+  }
+  return v;
+}
+
+// The key/value head count: from the shape in BNSD/BSND, else from the hidden
+// size and the query's head dim.
+int64_t kv_heads(const TensorView& kv, const TensorView& query, Layout layout, int64_t headNum) {
+  if (layout == Layout::BNSD) return kv.sizes[1];
+  if (layout == Layout::BSND) return kv.sizes[2];
+  const int64_t d = query.sizes[2] / headNum;
+  if (d == 0 || kv.sizes[2] % d != 0) {
+    fail(ACLNN_ERR_PARAM_INVALID, "key's hidden size " + std::to_string(kv.sizes[2]) +
+                                      " is not a multiple of the query's head dim " + std::to_string(d));
+  }
+  return kv.sizes[2] / d;
+}
+
+// Writes 0 or -inf in `dtype` (a floating dtype the kernels take).
+void put_bias(std::byte* at, model::DType dtype, bool masked) {
+  switch (dtype) {
+    case model::DType::Float32: {
+      const float v = masked ? -std::numeric_limits<float>::infinity() : 0.0f;
+      std::memcpy(at, &v, sizeof v);
+      return;
+    }
+    case model::DType::Float16:
+    case model::DType::BFloat16: {
+      const uint16_t v = !masked ? 0 : dtype == model::DType::Float16 ? 0xFC00 : 0xFF80;
+      std::memcpy(at, &v, sizeof v);
+      return;
+    }
+    default:
+      throw kn::KernelError("flash attention: unsupported dtype " + std::string(model::dtype_name(dtype)));
+  }
+}
+
+// The masking a call asks for, turned into the kernels' terms: top-left
+// causal, or an additive bias (0 / -inf) of the query's dtype built when the
+// task runs (the mask is device data).
+struct Masking {
+  bool causal = false;
+  std::optional<TensorView> mask;  // attenMask broadcast to [B, N, S1, S2]; nonzero = masked out
+  bool band = false;               // sparseMode 0/1's preTokens/nextTokens band, or right-down causal
+  int64_t pre = 0, next = 0;       // keep j with i - pre <= j <= i + next
+
+  bool any() const { return mask.has_value() || band; }
+};
+
+Masking masking(const aclTensor* attenMaskOptional, int64_t sparseMode, int64_t preTokens, int64_t nextTokens,
+                const Shape& scores) {
+  const int64_t s1 = scores[2], s2 = scores[3];
+  Masking m;
+  const auto given_mask = [&] {
+    if (attenMaskOptional == nullptr) return;
+    const TensorView v = attenMaskOptional->view();
+    if (v.dtype != model::DType::Bool && v.dtype != model::DType::UInt8) {
+      fail(ACLNN_ERR_PARAM_INVALID, std::string("attenMaskOptional must be bool or uint8, got ") +
+                                        model::dtype_name(v.dtype));
+    }
+    try {
+      m.mask = kn::broadcast_to(v, scores);
+    } catch (const kn::KernelError& e) {
+      fail(ACLNN_ERR_PARAM_INVALID,
+           std::string("attenMaskOptional must broadcast to [B, N, S1, S2] with sparseMode 0 or 1: ") + e.what());
+    }
+  };
+  switch (sparseMode) {
+    case 0:  // defaultMask: the given mask and, with it, the preTokens/nextTokens band
+      given_mask();
+      if (m.mask && (preTokens < s1 || nextTokens < s2)) {
+        m.band = true;
+        m.pre = preTokens;
+        m.next = nextTokens;
+      }
+      return m;
+    case 1:  // allMask: the given full mask only
+      given_mask();
+      return m;
+    case 2:  // leftUpCausal (the mask is CANN's compressed 2048 x 2048 triangle: implied)
+      m.causal = true;
+      return m;
+    case 3:  // rightDownCausal
+      if (s1 == s2) {
+        m.causal = true;
+      } else {
+        m.band = true;
+        m.pre = std::numeric_limits<int64_t>::max() / 2;
+        m.next = s2 - s1;
+      }
+      return m;
+    default:
+      fail(ACLNN_ERR_PARAM_INVALID, "sparseMode " + std::to_string(sparseMode) +
+                                        " is not emulated: use 0 (defaultMask), 1 (allMask), 2 (leftUpCausal) "
+                                        "or 3 (rightDownCausal)");
+  }
+}
+
+// The bias buffer for `m` over [B, N, S1, S2] in `dtype`, filled when called.
+TensorView build_bias(const Masking& m, const Shape& scores, model::DType dtype, std::vector<std::byte>& storage) {
+  const std::size_t item = model::itemsize(dtype);
+  const int64_t count = scores[0] * scores[1] * scores[2] * scores[3];
+  storage.assign(static_cast<std::size_t>(count) * item, std::byte{0});
+  const Shape strides = kn::contiguous_strides(scores);
+  int64_t e = 0;
+  for (int64_t b = 0; b < scores[0]; ++b) {
+    for (int64_t n = 0; n < scores[1]; ++n) {
+      for (int64_t i = 0; i < scores[2]; ++i) {
+        for (int64_t j = 0; j < scores[3]; ++j, ++e) {
+          bool masked = m.band && (j > i + m.next || j < i - m.pre);
+          if (m.mask && !masked) {
+            const TensorView& t = *m.mask;
+            masked = t.ptr<const uint8_t>()[b * t.strides[0] + n * t.strides[1] + i * t.strides[2] +
+                                            j * t.strides[3]] != 0;
+          }
+          put_bias(storage.data() + static_cast<std::size_t>(e) * item, dtype, masked);
+        }
+      }
+    }
+  }
+  return TensorView{storage.data(), dtype, scores, strides};
+}
+
+struct Call {
+  kn::AttentionParams params;
+  Masking mask;
+  Shape scores;
+  Layout layout;
+  int64_t heads;
+};
+
+Call prepare(const aclTensor* query, const aclTensor* key, const aclTensor* value, const aclTensor* realShift,
+             const aclTensor* dropMask, const aclTensor* attenMask, double scaleValue, double keepProb,
+             int64_t preTokens, int64_t nextTokens, int64_t headNum, const char* inputLayout, int64_t sparseMode) {
+  const auto v = require_views<3>({{{query, "query"}, {key, "key"}, {value, "value"}}});
+  if (realShift != nullptr) {
+    fail(ACLNN_ERR_PARAM_INVALID, "realShiftOptional/pseShiftOptional (a positional shift added before the "
+                                  "scale) is not emulated: pass an additive mask through aclnnNpuFusedAttention "
+                                  "(torch's scaled_dot_product_attention on npu-emu's own backend)");
+  }
+  if (keepProb != 1.0 || dropMask != nullptr) {
+    fail(ACLNN_ERR_PARAM_INVALID, "keepProb " + std::to_string(keepProb) +
+                                      " (dropout inside flash attention, with a DropoutGenMask mask) is not "
+                                      "emulated: keepProb must be 1 with no dropMaskOptional");
+  }
+  for (const auto& t : v) {
+    if (t.dtype != model::DType::Float32 && t.dtype != model::DType::Float16 && t.dtype != model::DType::BFloat16) {
+      fail(ACLNN_ERR_PARAM_INVALID, std::string("query, key and value must be float16, bfloat16 or float32, got ") +
+                                        model::dtype_name(t.dtype));
+    }
+  }
+  if (headNum <= 0) fail(ACLNN_ERR_PARAM_INVALID, "headNum must be positive, got " + std::to_string(headNum));
+  const Layout layout = parse_layout(inputLayout);
+  const TensorView q = as_bnsd(v[0], layout, headNum, "query");
+  if (q.sizes[1] != headNum) {
+    fail(ACLNN_ERR_PARAM_INVALID, "query has " + std::to_string(q.sizes[1]) + " heads, headNum says " +
+                                      std::to_string(headNum));
+  }
+  if (v[1].dim() != v[0].dim() || v[2].dim() != v[0].dim()) {
+    fail(ACLNN_ERR_PARAM_INVALID, "key and value must have the query's layout");
+  }
+  const int64_t kv = kv_heads(v[1], v[0], layout, headNum);
+  const TensorView k = as_bnsd(v[1], layout, kv, "key");
+  const TensorView val = as_bnsd(v[2], layout, kv, "value");
+  Call c{kn::AttentionParams{q, k, val, std::nullopt, scaleValue, false, 0.0, kn::PhiloxInputs{0, 0}}, {}, {},
+         layout, headNum};
+  c.scores = {q.sizes[0], q.sizes[1], q.sizes[2], k.sizes[2]};
+  c.mask = masking(attenMask, sparseMode, preTokens, nextTokens, c.scores);
+  c.params.causal = c.mask.causal;
+  return c;
+}
+
+TensorView softmax_stat(const aclTensor* t, const Shape& scores, const char* name) {
+  require_tensor(t, name);
+  const TensorView v = t->view();
+  const Shape want{scores[0], scores[1], scores[2], kSoftmaxLanes};
+  if (v.sizes != want || v.dtype != model::DType::Float32) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " must be float32 " + kn::shape_str(want) + ", got " +
+                                      model::dtype_name(v.dtype) + " " + kn::shape_str(v.sizes));
+  }
+  return v;
+}
+
+template <class F>
+void checked(F&& check) {
+  try {
+    check();
+  } catch (const kn::KernelError& e) {
+    fail(ACLNN_ERR_PARAM_INVALID, e.what());
+  }
+}
+
+// [B, N, S1] view of lane 0 of a softmax statistic.
+TensorView lane0(const TensorView& stat) {
+  return TensorView{stat.data, stat.dtype, {stat.sizes[0], stat.sizes[1], stat.sizes[2]},
+                    {stat.strides[0], stat.strides[1], stat.strides[2]}};
+}
+
+float& at3(const TensorView& t, int64_t b, int64_t n, int64_t i, int64_t lane) {
+  return t.ptr<float>()[b * t.strides[0] + n * t.strides[1] + i * t.strides[2] + lane * t.strides[3]];
+}
+
+}  // namespace
+
+TaskBody flash_attention_score_task(const aclTensor* query, const aclTensor* key, const aclTensor* value,
+                                    const aclTensor* realShiftOptional, const aclTensor* dropMaskOptional,
+                                    const aclTensor* paddingMaskOptional, const aclTensor* attenMaskOptional,
+                                    const aclIntArray* prefixOptional, double scaleValue, double keepProb,
+                                    int64_t preTokens, int64_t nextTokens, int64_t headNum, const char* inputLayout,
+                                    int64_t innerPrecise, int64_t sparseMode, const aclTensor* softmaxMaxOut,
+                                    const aclTensor* softmaxSumOut, const aclTensor* softmaxOutOut, const aclTensor* attentionOutOut) {
+  (void)paddingMaskOptional;  // reserved by CANN, unused
+  (void)prefixOptional;       // read by sparseMode 5/6 only, which are refused
+  (void)innerPrecise;         // precision mode of the chip's kernels: results here are always float-accurate
+  (void)softmaxOutOut;        // reserved by CANN (an empty tensor)
+  const Call c = prepare(query, key, value, realShiftOptional, dropMaskOptional, attenMaskOptional, scaleValue,
+                         keepProb, preTokens, nextTokens, headNum, inputLayout, sparseMode);
+  const TensorView smax = softmax_stat(softmaxMaxOut, c.scores, "softmaxMaxOut");
+  const TensorView ssum = softmax_stat(softmaxSumOut, c.scores, "softmaxSumOut");
+  const TensorView out_raw = require_views<1>({{{attentionOutOut, "attentionOutOut"}}})[0];
+  const TensorView out = as_bnsd(out_raw, c.layout, c.heads, "attentionOutOut");
+  const TensorView lse = lane0(smax);
+  checked([&] { kn::check_attention_forward(c.params, out, lse); });
+  return [c, smax, ssum, out, lse] {
+    kn::AttentionParams p = c.params;
+    std::vector<std::byte> bias;
+    if (c.mask.any()) p.bias = build_bias(c.mask, c.scores, p.query.dtype, bias);
+    kn::attention_forward(p, out, lse);
+    for (int64_t b = 0; b < c.scores[0]; ++b) {
+      for (int64_t n = 0; n < c.scores[1]; ++n) {
+        for (int64_t i = 0; i < c.scores[2]; ++i) {
+          const float v = at3(smax, b, n, i, 0);
+          for (int64_t l = 0; l < kSoftmaxLanes; ++l) {
+            at3(smax, b, n, i, l) = v;
+            at3(ssum, b, n, i, l) = 1.0f;
+          }
+        }
+      }
+    }
+  };
+}
+
+TaskBody flash_attention_score_grad_task(const aclTensor* query, const aclTensor* keyIn, const aclTensor* value,
+                                         const aclTensor* dy, const aclTensor* pseShiftOptional,
+                                         const aclTensor* dropMaskOptional, const aclTensor* paddingMaskOptional,
+                                         const aclTensor* attenMaskOptional, const aclTensor* softmaxMaxOptional,
+                                         const aclTensor* softmaxSumOptional, const aclTensor* softmaxInOptional,
+                                         const aclTensor* attentionInOptional, const aclIntArray* prefixOptional,
+                                         double scaleValue, double keepProb, int64_t preTokens, int64_t nextTokens,
+                                         int64_t headNum, const char* inputLayout, int64_t innerPrecise,
+                                         int64_t sparseMode, const aclTensor* dqOut, const aclTensor* dkOut, const aclTensor* dvOut,
+                                         const aclTensor* dpseOut) {
+  (void)paddingMaskOptional;
+  (void)softmaxInOptional;
+  (void)prefixOptional;
+  (void)innerPrecise;
+  (void)dpseOut;  // an empty tensor without pseShiftOptional, which is refused
+  const Call c = prepare(query, keyIn, value, pseShiftOptional, dropMaskOptional, attenMaskOptional, scaleValue,
+                         keepProb, preTokens, nextTokens, headNum, inputLayout, sparseMode);
+  if (softmaxMaxOptional == nullptr || softmaxSumOptional == nullptr || attentionInOptional == nullptr) {
+    fail(ACLNN_ERR_PARAM_NULLPTR, "softmaxMaxOptional, softmaxSumOptional and attentionInOptional (the forward's "
+                                  "outputs) are required: npu-emu does not recompute the forward");
+  }
+  const TensorView smax = softmax_stat(softmaxMaxOptional, c.scores, "softmaxMaxOptional");
+  const TensorView ssum = softmax_stat(softmaxSumOptional, c.scores, "softmaxSumOptional");
+  const auto t = require_views<5>(
+      {{{dy, "dy"}, {attentionInOptional, "attentionInOptional"}, {dqOut, "dqOut"}, {dkOut, "dkOut"}, {dvOut, "dvOut"}}});
+  const TensorView grad_out = as_bnsd(t[0], c.layout, c.heads, "dy");
+  const TensorView out = as_bnsd(t[1], c.layout, c.heads, "attentionInOptional");
+  const TensorView dq = as_bnsd(t[2], c.layout, c.heads, "dqOut");
+  const TensorView dk = as_bnsd(t[3], c.layout, c.params.key.sizes[1], "dkOut");
+  const TensorView dv = as_bnsd(t[4], c.layout, c.params.key.sizes[1], "dvOut");
+  const Shape rows{c.scores[0], c.scores[1], c.scores[2]};
+  const TensorView lse_shape{nullptr, model::DType::Float32, rows, kn::contiguous_strides(rows)};
+  checked([&] { kn::check_attention_backward(c.params, grad_out, out, lse_shape, dq, dk, dv); });
+  return [c, smax, ssum, grad_out, out, dq, dk, dv, rows] {
+    kn::AttentionParams p = c.params;
+    std::vector<std::byte> bias;
+    if (c.mask.any()) p.bias = build_bias(c.mask, c.scores, p.query.dtype, bias);
+    std::vector<float> lse(static_cast<std::size_t>(rows[0] * rows[1] * rows[2]));
+    std::size_t e = 0;
+    for (int64_t b = 0; b < rows[0]; ++b) {
+      for (int64_t n = 0; n < rows[1]; ++n) {
+        for (int64_t i = 0; i < rows[2]; ++i) lse[e++] = at3(smax, b, n, i, 0) + std::log(at3(ssum, b, n, i, 0));
+      }
+    }
+    const TensorView lse_view{lse.data(), model::DType::Float32, rows, kn::contiguous_strides(rows)};
+    kn::attention_backward(p, grad_out, out, lse_view, dq, dk, dv);
+  };
+}
+
+}  // namespace npu::emu
