@@ -44,8 +44,9 @@ bool layer_ops_serve(c10::ScalarType dtype) {
 // packed rows with batch_sizes): output and the final hidden state.
 struct GruLayerFunction : torch::autograd::Function<GruLayerFunction> {
   static variable_list forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& weight_ih,
-                               const at::Tensor& weight_hh, const at::Tensor& bias_ih, const at::Tensor& bias_hh,
-                               const at::Tensor& hx, const std::vector<int64_t>& batch_sizes, bool reverse) {
+                               const at::Tensor& weight_hh, const std::optional<at::Tensor>& bias_ih,
+                               const std::optional<at::Tensor>& bias_hh, const at::Tensor& hx,
+                               const std::vector<int64_t>& batch_sizes, bool reverse) {
     const bool packed = !batch_sizes.empty();
     const int64_t hidden = weight_hh.size(1);
     const int64_t batch = packed ? batch_sizes[0] : input.size(1);
@@ -55,12 +56,12 @@ struct GruLayerFunction : torch::autograd::Function<GruLayerFunction> {
     at::Tensor hy = at::empty({batch, hidden}, options);
     const c10::ScalarType reserve_dtype = input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
     at::Tensor reserve = at::empty({rows, 5 * hidden}, options.dtype(reserve_dtype));
-    NPU_RUN(aclnnNpuGruLayer, input, weight_ih, weight_hh, optional_of(bias_ih), optional_of(bias_hh), hx,
+    NPU_RUN(aclnnNpuGruLayer, input, weight_ih, weight_hh, bias_ih, bias_hh, hx,
             at::IntArrayRef(batch_sizes), reverse, output, hy, reserve);
     ctx->save_for_backward({input, weight_ih, weight_hh, hx, reserve});
     ctx->saved_data["batch_sizes"] = batch_sizes;
     ctx->saved_data["reverse"] = reverse;
-    ctx->saved_data["has_biases"] = bias_ih.defined();
+    ctx->saved_data["has_biases"] = bias_ih.has_value();
     // Absent gradients stay absent (the backward op takes them as optional).
     ctx->set_materialize_grads(false);
     return {output, hy};
@@ -123,6 +124,10 @@ std::tuple<at::Tensor, at::Tensor> run_layers(const at::Tensor& input, const std
                                               int64_t num_layers, double dropout, bool train, bool bidirectional) {
   const int64_t directions = bidirectional ? 2 : 1;
   const int64_t per_layer = has_biases ? 4 : 2;
+  // A bias-free GRU passes no biases (an undefined tensor is no autograd input).
+  const auto bias = [has_biases](at::TensorList p, std::size_t i) {
+    return has_biases ? std::optional<at::Tensor>(p[i]) : std::nullopt;
+  };
   std::vector<at::Tensor> hy;
   at::Tensor layer_input = input;
   for (int64_t layer = 0; layer < num_layers; ++layer) {
@@ -131,8 +136,8 @@ std::tuple<at::Tensor, at::Tensor> run_layers(const at::Tensor& input, const std
       const int64_t index = layer * directions + direction;
       const at::TensorList p = params.slice(index * per_layer, per_layer);
       variable_list result =
-          GruLayerFunction::apply(layer_input, p[0], p[1], has_biases ? p[2] : at::Tensor(),
-                                  has_biases ? p[3] : at::Tensor(), hx[index], batch_sizes, /*reverse=*/direction == 1);
+          GruLayerFunction::apply(layer_input, p[0], p[1], bias(p, 2), bias(p, 3), hx[index], batch_sizes,
+                                  /*reverse=*/direction == 1);
       outputs.push_back(std::move(result[0]));
       hy.push_back(std::move(result[1]));
     }
