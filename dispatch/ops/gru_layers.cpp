@@ -145,7 +145,9 @@ std::tuple<at::Tensor, at::Tensor> run_layers(const at::Tensor& input, const std
     // Between layers, as ATen's _rnn_impl: on the npu generator.
     if (dropout != 0 && train && layer < num_layers - 1) layer_input = at::dropout(layer_input, dropout, train);
   }
-  return {layer_input, at::stack(hy, 0)};
+  // One layer and direction: h_n is a view of its hy (no copy launch). hy is
+  // not saved for the backward, so modifying h_n in place stays harmless.
+  return {layer_input, hy.size() == 1 ? hy[0].unsqueeze(0) : at::stack(hy, 0)};
 }
 
 }  // namespace

@@ -253,3 +253,26 @@ def test_gru_training_step_has_no_fallback_and_few_launches():
     report = npu_emu.native_report()
     assert report.get("aclnnNpuGruLayer") == 2 and report.get("aclnnNpuGruLayerBackward") == 2
     assert sum(report.values()) < 40  # the per-step cell path launched hundreds
+
+
+def test_single_layer_h_n_is_no_copy_and_may_be_modified_in_place():
+    """One layer, one direction: h_n needs no stacking launch, and changing
+    it in place after the forward leaves the gradients as on CPU."""
+    torch.manual_seed(0)
+    cpu = nn.GRU(3, 4)
+    npu = copy.deepcopy(cpu).to("npu")
+    x = torch.randn(5, 2, 3)
+    grads = {}
+    for device, module in (("cpu", cpu), ("npu", npu)):
+        xd = x.clone().to(device).requires_grad_()
+        npu_emu.debug.reset_reports()
+        out, h = module(xd)
+        if device == "npu":
+            torch.npu.synchronize()
+            assert "aclnnStack" not in npu_emu.native_report()
+        loss = _weighted_sum([out, h])
+        h.detach().zero_()
+        loss.backward()
+        grads[device] = [xd.grad.cpu()] + [p.grad.cpu() for p in module.parameters()]
+    for got, expected in zip(grads["npu"], grads["cpu"], strict=True):
+        torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4)
