@@ -11,15 +11,16 @@
 // whose derivative formula PyTorch has, but its double backward is PyTorch's
 // composite of the LSTM equations and its signature carries an LSTM cell
 // state; PyTorch's other layer ops with a derivative (_cudnn_rnn,
-// miopen_rnn) take cuDNN's flat weight buffer and dropout state. The
-// Function's backward is not itself differentiable: asking for higher-order
-// gradients (create_graph=True) raises an error saying so.
+// miopen_rnn) take cuDNN's flat weight buffer and dropout state. For
+// higher-order gradients (create_graph=True) the backward recomputes the
+// layer with ATen's cells and differentiates that graph instead.
 #include <optional>
 #include <tuple>
 #include <vector>
 
 #include <ATen/ATen.h>
 #include <ATen/ops/gru_native.h>
+#include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/custom_function.h>
 
 #include "dispatch/aclnn_capabilities.h"
@@ -58,7 +59,8 @@ struct GruLayerFunction : torch::autograd::Function<GruLayerFunction> {
     at::Tensor reserve = at::empty({rows, 5 * hidden}, options.dtype(reserve_dtype));
     NPU_RUN(aclnnNpuGruLayer, input, weight_ih, weight_hh, bias_ih, bias_hh, hx,
             at::IntArrayRef(batch_sizes), reverse, output, hy, reserve);
-    ctx->save_for_backward({input, weight_ih, weight_hh, hx, reserve});
+    ctx->save_for_backward({input, weight_ih, weight_hh, hx, reserve, bias_ih.value_or(at::Tensor()),
+                            bias_hh.value_or(at::Tensor())});
     ctx->saved_data["batch_sizes"] = batch_sizes;
     ctx->saved_data["reverse"] = reverse;
     ctx->saved_data["has_biases"] = bias_ih.has_value();
@@ -67,10 +69,56 @@ struct GruLayerFunction : torch::autograd::Function<GruLayerFunction> {
     return {output, hy};
   }
 
+  // The layer again as ATen's cells (native pointwise ops and GEMMs, every
+  // step recorded), differentiated with create_graph: only for higher-order
+  // gradients, where the recorded graph is what a second derivative needs.
+  static variable_list differentiable_backward(AutogradContext* ctx, const variable_list& grads) {
+    const variable_list saved = ctx->get_saved_variables();
+    const at::Tensor& input = saved[0];
+    const std::vector<int64_t> batch_sizes = ctx->saved_data["batch_sizes"].toIntVector();
+    const bool reverse = ctx->saved_data["reverse"].toBool();
+    const std::vector<at::Tensor> params{saved[0], saved[1], saved[2], saved[5], saved[6], saved[3]};
+    const bool packed = !batch_sizes.empty();
+    const int64_t steps = packed ? static_cast<int64_t>(batch_sizes.size()) : input.size(0);
+    std::vector<int64_t> offset(static_cast<std::size_t>(steps), 0);
+    for (int64_t t = 1; packed && t < steps; ++t) offset[t] = offset[t - 1] + batch_sizes[t - 1];
+    at::Tensor h = saved[3];
+    std::vector<at::Tensor> outs(static_cast<std::size_t>(steps));
+    for (int64_t step = 0; step < steps; ++step) {
+      const int64_t t = reverse ? steps - 1 - step : step;
+      const int64_t n = packed ? batch_sizes[t] : h.size(0);
+      const at::Tensor x = packed ? input.narrow(0, offset[t], n) : input[t];
+      // Rows past this step's batch keep their state (packed sequences).
+      const at::Tensor next = at::gru_cell(x, h.narrow(0, 0, n), saved[1], saved[2], optional_of(saved[5]),
+                                           optional_of(saved[6]));
+      outs[t] = next;
+      h = n < h.size(0) ? at::cat({next, h.narrow(0, n, h.size(0) - n)}) : next;
+    }
+    const at::Tensor output = packed ? at::cat(outs) : at::stack(outs);
+    std::vector<at::Tensor> results, result_grads, wrt;
+    for (const auto& [result, grad] : {std::pair{output, grads[0]}, std::pair{h, grads[1]}}) {
+      if (!grad.defined()) continue;
+      results.push_back(result);
+      result_grads.push_back(grad);
+    }
+    std::vector<std::size_t> index;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (params[i].defined() && params[i].requires_grad()) {
+        index.push_back(i);
+        wrt.push_back(params[i]);
+      }
+    }
+    variable_list out(8);
+    if (results.empty() || wrt.empty()) return out;
+    const variable_list g = torch::autograd::grad(results, wrt, result_grads, /*retain_graph=*/true,
+                                                  /*create_graph=*/true, /*allow_unused=*/true);
+    for (std::size_t k = 0; k < index.size(); ++k) out[index[k]] = g[k];
+    return out;
+  }
+
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    TORCH_CHECK(!at::GradMode::is_enabled(),
-                "nn.GRU on npu: higher-order gradients (create_graph=True) are not supported; its layer backward "
-                "(aclnnNpuGruLayerBackward) is not differentiable. Run the GRU on CPU for double backward.");
+    // create_graph=True: the gradient must itself be differentiable.
+    if (at::GradMode::is_enabled()) return differentiable_backward(ctx, grads);
     const variable_list saved = ctx->get_saved_variables();
     const at::Tensor& input = saved[0];
     const at::Tensor& weight_ih = saved[1];

@@ -147,14 +147,32 @@ def test_gradcheck_float64_tiny_layer(packed):
     assert all(_launches()[op] > before[op] for op in LAYER_OPS)
 
 
-def test_double_backward_is_refused_with_a_clear_error():
-    """The layer backward is one launch, not differentiable itself: asking for
-    a graph of the gradient raises instead of silently dropping terms."""
-    module = nn.GRU(3, 2).double().to("npu")
-    x = torch.randn(3, 2, 3, dtype=torch.float64).to("npu").requires_grad_()
-    out = module(x)[0].sum()
-    with pytest.raises(RuntimeError, match=r"higher-order gradients \(create_graph=True\) are not supported"):
-        torch.autograd.grad(out, x, create_graph=True)
+@pytest.mark.parametrize("packed", [False, True])
+def test_double_backward_matches_finite_differences(packed):
+    """Higher-order gradients: the backward recomputes the layer with ATen's
+    cells (native ops) and differentiates that graph."""
+    g = torch.Generator().manual_seed(5)
+
+    def make(*shape):
+        return torch.randn(*shape, generator=g, dtype=torch.float64).to("npu").requires_grad_()
+
+    w_ih, w_hh, b_ih, b_hh, h0 = make(6, 3), make(6, 2), make(6), make(6), make(1, 2, 2)
+    if packed:
+        x = make(5, 3)
+        batch_sizes = torch.tensor([2, 2, 1])
+
+        def fn(x, h0, *w):
+            out, h = torch._VF.gru(x, batch_sizes, h0, w, True, 1, 0.0, True, False)
+            return out, h
+    else:
+        x = make(3, 2, 3)
+
+        def fn(x, h0, *w):
+            return torch._VF.gru(x, h0, w, True, 1, 0.0, True, False, False)
+
+    before = _launches()
+    assert torch.autograd.gradgradcheck(fn, (x, h0, w_ih, w_hh, b_ih, b_hh))
+    assert _launches()["aclnnNpuGruLayer"] > before["aclnnNpuGruLayer"]
 
 
 def test_dropout_between_layers_is_the_npu_generator_s_dropout_of_the_layer_output():
