@@ -1,0 +1,296 @@
+// What the recurrent layer kernels (lstm_layer.cpp, gru_layer.cpp) share:
+// the sequence layout (dense or packed steps), dense compute-type copies of
+// operands, the GEMM calls, and the small per-step recurrent product.
+// Internal to kernels/rnn/.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <Eigen/Core>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "kernels/core/dtype_dispatch.h"
+#include "kernels/core/tensor_view.h"
+#include "kernels/linalg/gemm.h"
+#include "kernels/linalg/reused_buffer.h"
+
+namespace npu::kernels::rnn_layer {
+
+using linalg::GemmMatrix;
+
+// Which rows of the sequence each step owns (lstm_layer.h, gru_layer.h: dense or packed).
+struct Steps {
+  int64_t T = 0;  // steps
+  int64_t B = 0;  // batch (the first step's rows)
+  int64_t N = 0;  // rows over all steps
+  bool packed = false;
+  std::vector<int64_t> batch;   // rows of step t
+  std::vector<int64_t> offset;  // first row of step t
+};
+
+// `prefix` names the layer in error messages ("lstm layer: ").
+inline Steps steps_of(const TensorView& x, const std::vector<int64_t>& batch_sizes, const std::string& prefix) {
+  const auto fail = [&](const std::string& what) { throw KernelError(prefix + what); };
+  Steps s;
+  if (batch_sizes.empty()) {
+    if (x.dim() != 3) fail("a dense input must be 3-D [steps, batch, features], got " + shape_str(x.sizes));
+    s.T = x.sizes[0];
+    s.B = x.sizes[1];
+    s.batch.assign(static_cast<std::size_t>(s.T), s.B);
+  } else {
+    if (x.dim() != 2) fail("a packed input must be 2-D [rows, features], got " + shape_str(x.sizes));
+    s.packed = true;
+    s.T = static_cast<int64_t>(batch_sizes.size());
+    s.B = batch_sizes[0];
+    s.batch = batch_sizes;
+    for (std::size_t t = 0; t < s.batch.size(); ++t) {
+      if (s.batch[t] <= 0 || (t > 0 && s.batch[t] > s.batch[t - 1])) {
+        fail("batchSizes must be positive and non-increasing (PyTorch's packed order)");
+      }
+    }
+  }
+  s.offset.resize(s.batch.size());
+  for (std::size_t t = 0; t < s.batch.size(); ++t) {
+    s.offset[t] = s.N;
+    s.N += s.batch[t];
+  }
+  if (s.packed && s.N != x.sizes[0]) {
+    fail("the packed input has " + std::to_string(x.sizes[0]) + " rows but batchSizes sum to " +
+         std::to_string(s.N));
+  }
+  return s;
+}
+
+// Row b of step t of a sequence tensor (dense [T, B, X] or packed [N, X]).
+template <class T>
+struct SeqRows {
+  T* data;
+  int64_t t_stride;
+  int64_t b_stride;
+  int64_t col;
+  const Steps* steps;
+  T* row(int64_t t, int64_t b) const {
+    return data + (steps->packed ? (steps->offset[t] + b) * b_stride : t * t_stride + b * b_stride);
+  }
+};
+
+template <class T>
+SeqRows<T> seq_rows(const TensorView& v, const Steps& s) {
+  if (s.packed) return {v.ptr<T>(), 0, v.strides[0], v.strides[1], &s};
+  return {v.ptr<T>(), v.strides[0], v.strides[1], v.strides[2], &s};
+}
+
+// Scratch of n values of C, uninitialized: blocks of this size freshly
+// allocated come back from the OS zero-filled page by page on every launch
+// (linalg/reused_buffer.h), so they are reused per thread.
+template <class C>
+class Scratch {
+ public:
+  explicit Scratch(int64_t n) : block_(static_cast<std::size_t>(std::max<int64_t>(n, 1)) * sizeof(C)) {}
+  C* data() const { return block_.as<C>(); }
+
+ private:
+  linalg::ReusedBuffer block_;
+};
+
+// A GEMM operand in the compute type C: the tensor itself when it has that
+// type and is one strided matrix, else a dense converted copy.
+template <class C>
+struct Operand {
+  std::optional<Scratch<C>> owned;
+  GemmMatrix m;
+};
+
+// The sequence as an [N, cols] matrix, row offset[t] + b holding (t, b).
+template <class T, class C>
+Operand<C> seq_matrix(const TensorView& v, const Steps& s, int64_t cols) {
+  Operand<C> o;
+  if constexpr (std::is_same_v<T, C>) {
+    if (s.packed) {
+      o.m = GemmMatrix{v.data, v.strides[0], v.strides[1]};
+      return o;
+    }
+    if (s.T <= 1 || v.strides[0] == s.B * v.strides[1]) {
+      o.m = GemmMatrix{v.data, v.strides[1], v.strides[2]};
+      return o;
+    }
+  }
+  o.owned.emplace(s.N * cols);
+  const SeqRows<const T> rows = seq_rows<const T>(v, s);
+  for (int64_t t = 0; t < s.T; ++t) {
+    for (int64_t b = 0; b < s.batch[t]; ++b) {
+      const T* src = rows.row(t, b);
+      C* dst = o.owned->data() + (s.offset[t] + b) * cols;
+      for (int64_t j = 0; j < cols; ++j) dst[j] = convert<C>(src[j * rows.col]);
+    }
+  }
+  o.m = GemmMatrix{o.owned->data(), cols, 1};
+  return o;
+}
+
+// A 2-D tensor (or its transpose) as a matrix of C.
+template <class T, class C>
+Operand<C> matrix(const TensorView& v, bool transpose) {
+  Operand<C> o;
+  void* data = v.data;
+  int64_t rs = v.strides[0];
+  int64_t cs = v.strides[1];
+  if constexpr (!std::is_same_v<T, C>) {
+    const int64_t rows = v.sizes[0], cols = v.sizes[1];
+    C* dst = o.owned.emplace(rows * cols).data();
+    const T* src = v.ptr<const T>();
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) dst[i * cols + j] = convert<C>(src[i * rs + j * cs]);
+    }
+    data = dst;
+    rs = cols;
+    cs = 1;
+  }
+  o.m = transpose ? GemmMatrix{data, cs, rs} : GemmMatrix{data, rs, cs};
+  return o;
+}
+
+template <class C>
+GemmMatrix dense(const C* data, int64_t row_stride) {
+  return GemmMatrix{const_cast<C*>(data), row_stride, 1};
+}
+
+// c = a b + beta c, all of C (m x k times k x n).
+template <class C>
+void product(int64_t m, int64_t n, int64_t k, const GemmMatrix& a, const GemmMatrix& b, const GemmMatrix& c,
+             double beta) {
+  linalg::GemmArgs g;
+  g.dtype = std::is_same_v<C, double> ? DType::Float64 : DType::Float32;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = a;
+  g.b = b;
+  g.c = c;
+  g.beta = beta;
+  linalg::gemm(g);
+}
+
+// [rows, cols] of a 2-D (or, cols == size, 1-D) tensor into dense C, and back.
+template <class T, class C>
+void load(const TensorView& v, int64_t rows, int64_t cols, C* dst) {
+  const T* src = v.ptr<const T>();
+  const int64_t rs = v.dim() == 2 ? v.strides[0] : 0;
+  const int64_t cs = v.strides[v.dim() - 1];
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) dst[i * cols + j] = convert<C>(src[i * rs + j * cs]);
+  }
+}
+
+template <class T, class C>
+void store(const TensorView& v, int64_t rows, int64_t cols, const C* src) {
+  T* dst = v.ptr<T>();
+  const int64_t rs = v.dim() == 2 ? v.strides[0] : 0;
+  const int64_t cs = v.strides[v.dim() - 1];
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) dst[i * rs + j * cs] = convert<T>(src[i * cols + j]);
+  }
+}
+
+// out[b, j] (+)= sum_k h[b, k] w[k, j] for b < n, j in [j_begin, j_end): the
+// recurrent product of one step, n (the batch) small. The GEMM engine would
+// pack w again at every step and leaves most of its row panel empty for so
+// few rows; here w is packed once per launch (dense, row stride ldw) and
+// each block of rows x kCols outputs is accumulated in registers over k.
+constexpr int64_t kCols = 32;
+
+template <class C, int Rows>
+void recurrent_rows(int64_t k_size, int64_t j_begin, int64_t j_end, const C* h, int64_t ldh, const C* w, int64_t ldw,
+                    C* out, int64_t ldo, bool accumulate) {
+  int64_t j0 = j_begin;
+  for (; j0 + kCols <= j_end; j0 += kCols) {
+    C acc[Rows][kCols] = {};
+    for (int64_t k = 0; k < k_size; ++k) {
+      const C* wk = w + k * ldw + j0;
+      for (int b = 0; b < Rows; ++b) {
+        const C hv = h[b * ldh + k];
+        for (int j = 0; j < kCols; ++j) acc[b][j] += hv * wk[j];
+      }
+    }
+    for (int b = 0; b < Rows; ++b) {
+      C* o = out + b * ldo + j0;
+      for (int j = 0; j < kCols; ++j) o[j] = accumulate ? o[j] + acc[b][j] : acc[b][j];
+    }
+  }
+  for (; j0 < j_end; ++j0) {
+    for (int b = 0; b < Rows; ++b) {
+      C sum = 0;
+      for (int64_t k = 0; k < k_size; ++k) sum += h[b * ldh + k] * w[k * ldw + j0];
+      C& o = out[b * ldo + j0];
+      o = accumulate ? o + sum : sum;
+    }
+  }
+}
+
+// Products of at least this many multiply-adds split their columns over
+// the cores (a step of a 128-unit LSTM with batch 8 is 512K).
+constexpr int64_t kParallelMacs = int64_t{1} << 17;
+
+template <class C>
+void recurrent_product(int64_t n, int64_t k_size, int64_t cols, const C* h, int64_t ldh, const C* w, C* out,
+                       int64_t ldo, bool accumulate) {
+  const auto columns = [&](int64_t j_begin, int64_t j_end) {
+    int64_t b = 0;
+    for (; b + 4 <= n; b += 4) {
+      recurrent_rows<C, 4>(k_size, j_begin, j_end, h + b * ldh, ldh, w, cols, out + b * ldo, ldo, accumulate);
+    }
+    for (; b < n; ++b) {
+      recurrent_rows<C, 1>(k_size, j_begin, j_end, h + b * ldh, ldh, w, cols, out + b * ldo, ldo, accumulate);
+    }
+  };
+  const int64_t blocks = (cols + kCols - 1) / kCols;
+  if (n * k_size * cols < kParallelMacs || blocks < 2) {
+    columns(0, cols);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, blocks, std::max<int64_t>(1, blocks / 2)),
+                    [&](const tbb::blocked_range<int64_t>& r) {
+                      columns(r.begin() * kCols, std::min(cols, r.end() * kCols));
+                    });
+}
+
+// A 2-D tensor (or its transpose) as a dense row-major matrix of C.
+template <class T, class C>
+Scratch<C> dense_copy(const TensorView& v, bool transpose) {
+  const int64_t rows = v.sizes[0], cols = v.sizes[1];
+  Scratch<C> copy(rows * cols);
+  C* out = copy.data();
+  const T* src = v.ptr<const T>();
+  if (!transpose) {
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) out[i * cols + j] = convert<C>(src[i * v.strides[0] + j * v.strides[1]]);
+    }
+    return copy;
+  }
+  // In tiles, writing contiguous runs: stores at a large power-of-two stride
+  // (a [512, 128] weight's 2 KB) all fall into two L1 sets and evict each other.
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      for (int64_t j = j0; j < std::min(cols, j0 + kTile); ++j) {
+        for (int64_t i = i0; i < std::min(rows, i0 + kTile); ++i) {
+          out[j * rows + i] = convert<C>(src[i * v.strides[0] + j * v.strides[1]]);
+        }
+      }
+    }
+  }
+  return copy;
+}
+
+template <class C>
+using Vec = Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>>;
+template <class C>
+using ConstVec = Eigen::Map<const Eigen::Array<C, Eigen::Dynamic, 1>>;
+
+}  // namespace npu::kernels::rnn_layer
