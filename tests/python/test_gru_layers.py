@@ -16,6 +16,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 import npu_emu
 from native_guard import native_only  # noqa: F401
+from rnn_layer_cases import CONFIGS, launches, weighted_sum
 
 pytestmark = pytest.mark.usefixtures("native_only")
 
@@ -23,25 +24,7 @@ LAYER_OPS = ("aclnnNpuGruLayer", "aclnnNpuGruLayerBackward")
 
 
 def _launches() -> dict[str, int]:
-    report = npu_emu.native_report()
-    return {op: report.get(op, 0) for op in LAYER_OPS}
-
-
-def _weighted_sum(tensors: list[torch.Tensor]) -> torch.Tensor:
-    """A loss that gives every element of every output its own gradient."""
-    return sum((t * torch.linspace(-1, 1, t.numel(), device=t.device, dtype=t.dtype).view(t.shape)).sum()
-               for t in tensors)
-
-
-CONFIGS = {
-    # name: (module kwargs, batch_first input?, initial state given?)
-    "1-layer": (dict(num_layers=1), False, False),
-    "2-layers": (dict(num_layers=2), False, True),
-    "bidirectional": (dict(num_layers=1, bidirectional=True), False, True),
-    "2-layers-bidirectional-batch_first": (dict(num_layers=2, bidirectional=True, batch_first=True), True, False),
-    "batch_first-with-state": (dict(num_layers=2, batch_first=True), True, True),
-    "no-bias": (dict(num_layers=2, bias=False), False, True),
-}
+    return launches(LAYER_OPS)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -61,7 +44,7 @@ def test_gru_layers_match_cpu_with_one_launch_per_layer_and_direction(name, dtyp
         inputs = [t.clone().to(device).requires_grad_() for t in (x, *((h0,) if with_state else ()))]
         before = _launches()
         out, h = module(*inputs)
-        _weighted_sum([out, h]).backward()
+        weighted_sum([out, h]).backward()
         if device == "npu":
             after = _launches()
             layers = cpu.num_layers * directions
@@ -85,7 +68,7 @@ def test_gradient_of_only_one_output(used):
     for device, module in (("cpu", cpu), ("npu", npu)):
         xd = x.clone().to(device).requires_grad_()
         out, h = module(xd)
-        _weighted_sum([out if used == "output" else h]).backward()
+        weighted_sum([out if used == "output" else h]).backward()
         grads[device] = [xd.grad.cpu()] + [p.grad.cpu() for p in module.parameters()]
     for got, expected in zip(grads["npu"], grads["cpu"], strict=True):
         torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4)
@@ -110,7 +93,7 @@ def test_packed_sequences_run_natively_and_match_cpu(bidirectional, enforce_sort
         before = _launches()
         out, h = module(packed, inputs[1])
         padded, _ = pad_packed_sequence(out)
-        _weighted_sum([padded, h]).backward()
+        weighted_sum([padded, h]).backward()
         if device == "npu":
             after = _launches()
             layers = 4 if bidirectional else 2
@@ -288,7 +271,7 @@ def test_single_layer_h_n_is_no_copy_and_may_be_modified_in_place():
         if device == "npu":
             torch.npu.synchronize()
             assert "aclnnStack" not in npu_emu.native_report()
-        loss = _weighted_sum([out, h])
+        loss = weighted_sum([out, h])
         h.detach().zero_()
         loss.backward()
         grads[device] = [xd.grad.cpu()] + [p.grad.cpu() for p in module.parameters()]

@@ -16,6 +16,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 import npu_emu
 from native_guard import native_only  # noqa: F401
+from rnn_layer_cases import CONFIGS, launches, weighted_sum
 
 pytestmark = pytest.mark.usefixtures("native_only")
 
@@ -23,25 +24,7 @@ LAYER_OPS = ("aclnnNpuLstmLayer", "aclnnNpuLstmLayerBackward")
 
 
 def _launches() -> dict[str, int]:
-    report = npu_emu.native_report()
-    return {op: report.get(op, 0) for op in LAYER_OPS}
-
-
-def _weighted_sum(tensors: list[torch.Tensor]) -> torch.Tensor:
-    """A loss that gives every element of every output its own gradient."""
-    return sum((t * torch.linspace(-1, 1, t.numel(), device=t.device, dtype=t.dtype).view(t.shape)).sum()
-               for t in tensors)
-
-
-CONFIGS = {
-    # name: (module kwargs, batch_first input?, initial state given?)
-    "1-layer": (dict(num_layers=1), False, False),
-    "2-layers": (dict(num_layers=2), False, True),
-    "bidirectional": (dict(num_layers=1, bidirectional=True), False, True),
-    "2-layers-bidirectional-batch_first": (dict(num_layers=2, bidirectional=True, batch_first=True), True, False),
-    "batch_first-with-state": (dict(num_layers=2, batch_first=True), True, True),
-    "no-bias": (dict(num_layers=2, bias=False), False, True),
-}
+    return launches(LAYER_OPS)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -61,7 +44,7 @@ def test_lstm_layers_match_cpu_with_one_launch_per_layer_and_direction(name, dty
         inputs = [t.clone().to(device).requires_grad_() for t in (x, *(state if with_state else ()))]
         before = _launches()
         out, (h, c) = module(inputs[0], tuple(inputs[1:]) if with_state else None)
-        _weighted_sum([out, h, c]).backward()
+        weighted_sum([out, h, c]).backward()
         if device == "npu":
             after = _launches()
             layers = cpu.num_layers * directions
@@ -93,7 +76,7 @@ def test_packed_sequences_run_natively_and_match_cpu(bidirectional, enforce_sort
         before = _launches()
         out, (h, c) = module(packed, (inputs[1], inputs[2]))
         padded, _ = pad_packed_sequence(out)
-        _weighted_sum([padded, h, c]).backward()
+        weighted_sum([padded, h, c]).backward()
         if device == "npu":
             assert _launches()["aclnnNpuLstmLayerBackward"] - before["aclnnNpuLstmLayerBackward"] == (
                 4 if bidirectional else 2)
