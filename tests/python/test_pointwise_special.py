@@ -150,7 +150,11 @@ def test_float32_follows_cpus_float_algorithm(name):
     x = torch.cat([near_poles, torch.linspace(-8.5, 8.5, 2001, dtype=torch.float64)]).float()
     cpu = fn(x)
     npu = fn(x.to("npu")).cpu()
-    assert (float32_ulps(npu, cpu) <= 1).all(), (x[float32_ulps(npu, cpu) > 1], npu[float32_ulps(npu, cpu) > 1])
+    # CPU's vectorized kernels (AVX2, AVX-512) fuse the series' multiply-adds
+    # as the npu does; its scalar build (ATEN_CPU_CAPABILITY=default) rounds
+    # each step, up to 7 ulps away from the fused result for i1.
+    bound = 8 if torch.backends.cpu.get_cpu_capability() == "DEFAULT" else 1
+    assert (float32_ulps(npu, cpu) <= bound).all(), (x[float32_ulps(npu, cpu) > bound], npu[float32_ulps(npu, cpu) > bound])
 
 
 @pytest.mark.parametrize("fn", [torch.digamma, torch.special.log_ndtr], ids=lambda f: f.__name__)
