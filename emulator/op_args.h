@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "acl/acl_base.h"
+#include "emulator/acl_error.h"
 #include "emulator/acl_objects.h"
 
 namespace npu::emu {
@@ -24,6 +25,23 @@ std::array<kernels::TensorView, N> require_views(const std::array<std::pair<cons
     views[i] = ts[i].first->view();
   }
   return views;
+}
+
+// The view of an optional tensor parameter (null: nullopt).
+inline std::optional<kernels::TensorView> optional_view(const aclTensor* t) {
+  if (t == nullptr) return std::nullopt;
+  return t->view();
+}
+
+// Runs a kernel's shape/dtype check at GetWorkspaceSize time: what it rejects
+// is the caller's argument error (ACLNN_ERR_PARAM_INVALID with its message).
+template <class F>
+void checked(F&& check) {
+  try {
+    std::forward<F>(check)();
+  } catch (const kernels::KernelError& e) {
+    fail(ACLNN_ERR_PARAM_INVALID, e.what());
+  }
 }
 
 // A task lambda as std::function, for task makers that still return

@@ -32,15 +32,6 @@ kn::AttentionParams params(const aclTensor* query, const aclTensor* key, const a
   return p;
 }
 
-template <class F>
-void checked(F&& check) {
-  try {
-    check();
-  } catch (const kn::KernelError& e) {
-    fail(ACLNN_ERR_PARAM_INVALID, e.what());
-  }
-}
-
 }  // namespace
 
 TaskBody fused_attention_task(const aclTensor* query, const aclTensor* key, const aclTensor* value,

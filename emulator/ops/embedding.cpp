@@ -85,11 +85,6 @@ void require_1d(const aclTensor* t, const char* name) {
   if (t->view_dims.size() != 1) fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " must be 1-dim, got " + kn::shape_str(t->view_dims));
 }
 
-std::optional<kn::TensorView> optional_view(const aclTensor* t) {
-  if (t == nullptr) return std::nullopt;
-  return t->view();
-}
-
 }  // namespace
 
 TaskBody embedding_bag_task(const aclTensor* weight, const aclTensor* indices, const aclTensor* offsets,

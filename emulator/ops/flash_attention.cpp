@@ -254,15 +254,6 @@ TensorView softmax_stat(const aclTensor* t, const Shape& scores, const char* nam
   return v;
 }
 
-template <class F>
-void checked(F&& check) {
-  try {
-    check();
-  } catch (const kn::KernelError& e) {
-    fail(ACLNN_ERR_PARAM_INVALID, e.what());
-  }
-}
-
 // [B, N, S1] view of lane 0 of a softmax statistic.
 TensorView lane0(const TensorView& stat) {
   return TensorView{stat.data, stat.dtype, {stat.sizes[0], stat.sizes[1], stat.sizes[2]},

@@ -63,11 +63,6 @@ int64_t check_nll(bool two_d, const aclTensor* self, const aclTensor* target, co
   return c;
 }
 
-std::optional<kn::TensorView> optional_view(const aclTensor* t) {
-  if (t == nullptr) return std::nullopt;
-  return t->view();
-}
-
 }  // namespace
 
 TaskBody nll_loss_task(bool two_d, const aclTensor* self, const aclTensor* target, const aclTensor* weight,

@@ -22,11 +22,6 @@ namespace {
 
 namespace kn = kernels;
 
-std::optional<kn::TensorView> optional_view(const aclTensor* t) {
-  if (t == nullptr) return std::nullopt;
-  return t->view();
-}
-
 const kn::TensorView* ptr(const std::optional<kn::TensorView>& v) { return v ? &*v : nullptr; }
 
 // A [C] parameter: absent, or C elements in one dim.

@@ -5,6 +5,7 @@
 #include "emulator/ops/random.h"
 
 #include <string>
+#include <utility>
 
 #include "emulator/acl_error.h"
 #include "emulator/op_launch.h"
@@ -37,36 +38,98 @@ void require_probability(double p, const char* op) {
 
 PhiloxInputs philox(uint64_t seed, uint64_t offset) { return PhiloxInputs{seed, offset}; }
 
+// The generator state an entry was given: host values (the eager form), or
+// one-element int64 device tensors read when the task runs (CANN's *Tensor
+// form, whose state a captured graph advances between replays).
+struct HostPhilox {
+  PhiloxInputs inputs;
+  PhiloxInputs operator()() const { return inputs; }
+};
+
+struct DevicePhilox {
+  kernels::TensorView seed;
+  kernels::TensorView offset;
+  uint64_t extra_offset;
+  PhiloxInputs operator()() const {
+    return PhiloxInputs{static_cast<uint64_t>(*seed.ptr<int64_t>()),
+                        static_cast<uint64_t>(*offset.ptr<int64_t>()) + extra_offset};
+  }
+};
+
+DevicePhilox device_philox(const aclTensor* seedTensor, const aclTensor* offsetTensor, uint64_t extra_offset,
+                           const char* op) {
+  for (const auto& [t, name] : {std::pair{seedTensor, "seedTensor"}, std::pair{offsetTensor, "offsetTensor"}}) {
+    require_tensor(t, name);
+    if (t->dtype != model::DType::Int64 || t->view().numel() != 1) {
+      fail(ACLNN_ERR_PARAM_INVALID, std::string(op) + ": " + name + " must be a one-element int64 tensor, got " +
+                                        model::dtype_name(t->dtype) + " of " + std::to_string(t->view().numel()) +
+                                        " elements");
+    }
+  }
+  return DevicePhilox{seedTensor->view(), offsetTensor->view(), extra_offset};
+}
+
+template <class Rng>
+TaskBody uniform_body(const aclTensor* selfRef, double from, double to, Rng rng, const char* op) {
+  require_tensor(selfRef, "selfRef");
+  require_floating(selfRef, op, "selfRef");
+  if (!(from <= to)) {
+    fail(ACLNN_ERR_PARAM_INVALID,
+         std::string(op) + ": expects from <= to, got from=" + std::to_string(from) + " to=" + std::to_string(to));
+  }
+  return [o = selfRef->view(), from, to, rng] { kernels::uniform(o, from, to, rng()); };
+}
+
+template <class Rng>
+TaskBody normal_body(const aclTensor* selfRef, float mean, float std, Rng rng, const char* op) {
+  require_tensor(selfRef, "selfRef");
+  require_floating(selfRef, op, "selfRef");
+  if (!(std >= 0.0f)) fail(ACLNN_ERR_PARAM_INVALID, std::string(op) + ": expects std >= 0.0, got " + std::to_string(std));
+  return [o = selfRef->view(), mean, std, rng] { kernels::normal(o, mean, std, rng()); };
+}
+
+template <class Rng>
+TaskBody random_body(const aclTensor* selfRef, int64_t from, int64_t to, Rng rng, const char* op) {
+  require_tensor(selfRef, "selfRef");
+  require_real(selfRef, op, "selfRef");
+  if (!(from < to)) {
+    fail(ACLNN_ERR_PARAM_INVALID,
+         std::string(op) + ": expects from < to, got from=" + std::to_string(from) + " to=" + std::to_string(to));
+  }
+  const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
+  return [o = selfRef->view(), from, range, rng] { kernels::random_integers(o, from, range, rng()); };
+}
+
 }  // namespace
 
 TaskBody uniform_task(const aclTensor* selfRef, double from, double to, uint64_t seed, uint64_t offset) {
-  require_tensor(selfRef, "selfRef");
-  require_floating(selfRef, "aclnnInplaceUniform", "selfRef");
-  if (!(from <= to)) {
-    fail(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceUniform: expects from <= to, got from=" + std::to_string(from) +
-                                      " to=" + std::to_string(to));
-  }
-  return [o = selfRef->view(), from, to, rng = philox(seed, offset)] { kernels::uniform(o, from, to, rng); };
+  return uniform_body(selfRef, from, to, HostPhilox{philox(seed, offset)}, "aclnnInplaceUniform");
+}
+
+TaskBody uniform_tensor_task(const aclTensor* selfRef, double from, double to, const aclTensor* seedTensor,
+                             const aclTensor* offsetTensor, uint64_t offset) {
+  constexpr const char* op = "aclnnInplaceUniformTensor";
+  return uniform_body(selfRef, from, to, device_philox(seedTensor, offsetTensor, offset, op), op);
 }
 
 TaskBody normal_task(const aclTensor* selfRef, float mean, float std, int64_t seed, int64_t offset) {
-  require_tensor(selfRef, "selfRef");
-  require_floating(selfRef, "aclnnInplaceNormal", "selfRef");
-  if (!(std >= 0.0f)) fail(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceNormal: expects std >= 0.0, got " + std::to_string(std));
-  return [o = selfRef->view(), mean, std, rng = philox(seed, offset)] { kernels::normal(o, mean, std, rng); };
+  return normal_body(selfRef, mean, std, HostPhilox{philox(seed, offset)}, "aclnnInplaceNormal");
+}
+
+TaskBody normal_tensor_task(const aclTensor* selfRef, float mean, float std, const aclTensor* seedTensor,
+                            const aclTensor* offsetTensor, int64_t offset) {
+  constexpr const char* op = "aclnnInplaceNormalTensor";
+  return normal_body(selfRef, mean, std, device_philox(seedTensor, offsetTensor, offset, op), op);
 }
 
 TaskBody random_task(const aclTensor* selfRef, int64_t from, int64_t to, int64_t seed, int64_t offset) {
-  require_tensor(selfRef, "selfRef");
-  require_real(selfRef, "aclnnInplaceRandom", "selfRef");
-  if (!(from < to)) {
-    fail(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceRandom: expects from < to, got from=" + std::to_string(from) +
-                                      " to=" + std::to_string(to));
-  }
-  const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
-  return [o = selfRef->view(), from, range, rng = philox(seed, offset)] {
-    kernels::random_integers(o, from, range, rng);
-  };
+  return random_body(selfRef, from, to, HostPhilox{philox(seed, offset)}, "aclnnInplaceRandom");
+}
+
+TaskBody random_tensor_task(const aclTensor* selfRef, int64_t from, int64_t to, const aclTensor* seedTensor,
+                            const aclTensor* offsetTensor, int64_t offset) {
+  constexpr const char* op = "aclnnInplaceRandomTensor";
+  return random_body(selfRef, from, to, device_philox(seedTensor, offsetTensor, offset, op), op);
 }
 
 TaskBody bernoulli_task(const aclTensor* selfRef, const aclScalar* prob, int64_t seed, int64_t offset) {

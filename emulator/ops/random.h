@@ -14,6 +14,14 @@ namespace npu::emu {
 TaskBody uniform_task(const aclTensor* selfRef, double from, double to, uint64_t seed, uint64_t offset);
 TaskBody normal_task(const aclTensor* selfRef, float mean, float std, int64_t seed, int64_t offset);
 TaskBody random_task(const aclTensor* selfRef, int64_t from, int64_t to, int64_t seed, int64_t offset);
+// CANN's *Tensor forms: the seed and base counter offset are one-element
+// int64 device tensors read when the task runs (offset is added to the latter).
+TaskBody uniform_tensor_task(const aclTensor* selfRef, double from, double to, const aclTensor* seedTensor,
+                             const aclTensor* offsetTensor, uint64_t offset);
+TaskBody normal_tensor_task(const aclTensor* selfRef, float mean, float std, const aclTensor* seedTensor,
+                            const aclTensor* offsetTensor, int64_t offset);
+TaskBody random_tensor_task(const aclTensor* selfRef, int64_t from, int64_t to, const aclTensor* seedTensor,
+                            const aclTensor* offsetTensor, int64_t offset);
 TaskBody bernoulli_task(const aclTensor* selfRef, const aclScalar* prob, int64_t seed, int64_t offset);
 TaskBody bernoulli_tensor_task(const aclTensor* selfRef, const aclTensor* prob, int64_t seed,
                                int64_t offset);

@@ -16,11 +16,6 @@ namespace {
 
 namespace kn = kernels;
 
-std::optional<kn::TensorView> optional_view(const aclTensor* t) {
-  if (t == nullptr) return std::nullopt;
-  return t->view();
-}
-
 kn::LstmLayerArgs layer_args(const aclTensor* input, const aclTensor* weightIh, const aclTensor* weightHh,
                              const aclTensor* biasIh, const aclTensor* biasHh, const aclTensor* hx,
                              const aclTensor* cx, const aclIntArray* batchSizes, bool reverse) {
@@ -28,15 +23,6 @@ kn::LstmLayerArgs layer_args(const aclTensor* input, const aclTensor* weightIh, 
       {{{input, "input"}, {weightIh, "weightIh"}, {weightHh, "weightHh"}, {hx, "hx"}, {cx, "cx"}}});
   return kn::LstmLayerArgs{v[0], v[1], v[2], optional_view(biasIh), optional_view(biasHh),
                            v[3], v[4], int_values(batchSizes), reverse};
-}
-
-template <class F>
-void checked(F&& check) {
-  try {
-    check();
-  } catch (const kn::KernelError& e) {
-    fail(ACLNN_ERR_PARAM_INVALID, e.what());
-  }
 }
 
 kn::GruLayerArgs gru_args(const aclTensor* input, const aclTensor* weightIh, const aclTensor* weightHh,

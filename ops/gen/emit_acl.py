@@ -66,8 +66,10 @@ def _format_params(op: Op) -> tuple[str, str]:
             args.append(f'TensorOut{{const_cast<aclTensor*>({p.name}), "{p.name}", {native}, true}}')
             lambda_params.append(f"aclTensor* {p.name}")
             continue
-        elif p.ctype == "const aclTensor*":
+        elif p.ctype == "const aclTensor*" or p.read_only:
             args.append(f'TensorIn{{{p.name}, "{p.name}", {native}}}')
+            lambda_params.append(f"const aclTensor* {p.name}")
+            continue
         elif p.ctype == "aclTensor*" and (p.name == "selfRef" or is_inplace_self(op, p)):
             # CANN's name for a tensor updated in place (and an aclnnInplace*
             # op's first tensor, which some declare `aclTensor* self`, e.g.

@@ -158,7 +158,7 @@ class Wrapper:
     def mapped_inputs(op: Op, use: AtenUse) -> list[str]:
         """Input tensor parameters given by a `map:` expression: each is
         evaluated once, into a local named map_<param>, before the launch."""
-        return [p.name for p in op.params if p.name in use.map and p.ctype == "const aclTensor*"]
+        return [p.name for p in op.params if p.name in use.map and (p.ctype == "const aclTensor*" or p.read_only)]
 
     def operand_exprs(self, op: Op, use: AtenUse) -> list[str]:
         """The tensors the op reads, as the launch passes them (mapped or the
@@ -167,7 +167,7 @@ class Wrapper:
         mapped = set(self.mapped_inputs(op, use))
         out = []
         for p in op.params:
-            if p.ctype != "const aclTensor*":
+            if p.ctype != "const aclTensor*" and not p.read_only:
                 continue
             if p.name in mapped:
                 out.append(f"map_{p.name}")

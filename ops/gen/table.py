@@ -94,6 +94,7 @@ ROW_KEYS = {
     "dtypes": "the compute dtypes the kernel supports (names or groups: floating, integral, complex, all)",
     "formats": "parameters that take private formats natively: {param: [formats]}",
     "writes": "const aclTensor* parameters CANN declares const but the op writes (outputs all the same)",
+    "reads": "aclTensor* parameters CANN declares non-const but the op only reads (inputs all the same)",
     "aten": "the aten schemas this op serves: a list of names or {name: options}",
 }
 ATEN_KEYS = {
@@ -144,6 +145,9 @@ class Param:
     # A `const aclTensor*` CANN's declaration marks const although the op
     # writes it (the row's `writes:`, e.g. aclnnRmsNorm's yOut).
     written: bool = False
+    # An `aclTensor*` CANN's declaration leaves non-const although the op
+    # only reads it (the row's `reads:`, e.g. aclnnInplaceAtan2's other).
+    read_only: bool = False
 
     @property
     def kind(self) -> str:
@@ -151,7 +155,7 @@ class Param:
 
     @property
     def is_output(self) -> bool:
-        return self.ctype in ("aclTensor*", "aclTensorList*") or self.written
+        return (self.ctype in ("aclTensor*", "aclTensorList*") and not self.read_only) or self.written
 
     def decl(self) -> str:
         return f"{self.ctype} {self.name}"
@@ -299,6 +303,11 @@ def _op(family: str, row: dict, where: str) -> Op:
         if name_ not in [p.name for p in params if p.ctype == "const aclTensor*"]:
             raise TableError(f"{where}: writes names '{name_}', which is not a const aclTensor* parameter")
     params = [dataclasses.replace(p, written=True) if p.name in writes else p for p in params]
+    reads = list(row.get("reads") or [])
+    for name_ in reads:
+        if name_ not in [p.name for p in params if p.ctype == "aclTensor*"]:
+            raise TableError(f"{where}: reads names '{name_}', which is not an aclTensor* parameter")
+    params = [dataclasses.replace(p, read_only=True) if p.name in reads else p for p in params]
     formats = row.get("formats") or {}
     for param, fmts in formats.items():
         if param not in [p.name for p in params if p.kind == "tensor"]:

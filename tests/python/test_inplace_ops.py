@@ -245,3 +245,69 @@ def test_inplace_one_and_masked_fill_tensor_match_cpu(numel, view):
         finally:
             holder.release()
         assert torch.equal(storage.cpu(), want_storage), name
+
+
+# CANN's *Tensor forms of the random fills (a captured graph's form): the
+# generator's seed and base offset live in one-element int64 device tensors.
+RANDOM_ROWS = {op.aclnn: op for op in load_family(REPO / "ops" / "table" / "random.yaml").ops}
+RANDOM_VALUES = {"from": 3, "to": 40, "mean": 0.5, "std": 2.0}
+RANDOM_C_TYPES = {**C_TYPES, "uint64_t": ctypes.c_uint64}
+
+
+def random_args(holder: Args, op: Op, target: torch.Tensor, values: dict[str, Any]) -> list[Any]:
+    args: list[Any] = []
+    for p in op.params:
+        if p.kind == "tensor":
+            args.append(holder.tensor(values.get(p.name, target)))
+        else:
+            value = values.get(p.name, RANDOM_VALUES.get(p.name))
+            if p.name in ("from", "to") and p.ctype == "double":
+                value = value / 10  # uniform's [0.3, 4.0)
+            args.append(RANDOM_C_TYPES[p.ctype](value))
+    return args
+
+
+@pytest.mark.parametrize("name", ["aclnnInplaceUniformTensor", "aclnnInplaceNormalTensor", "aclnnInplaceRandomTensor"])
+def test_random_tensor_form_reads_the_generator_state_when_it_runs(name, delay_us):
+    """Same numbers as the host form with seed = seedTensor[0] and offset =
+    offsetTensor[0] + offset, read when the task runs: the tensors are
+    written by launches still queued (delayed) when the entry is called."""
+    seed, base, extra = 1234, 64, 8
+    eager = RANDOM_ROWS[name.removesuffix("Tensor")]
+    expected = torch.zeros(5, 7, device="npu")
+    got = torch.zeros(5, 7, device="npu")
+    seed_t = torch.zeros(1, dtype=torch.int64, device="npu")
+    offset_t = torch.zeros(1, dtype=torch.int64, device="npu")
+    holder = Args()
+    try:
+        run(eager.aclnn, random_args(holder, eager, expected, {"seed": seed, "offset": base + extra}))
+        delay_us(20_000)
+        seed_t.fill_(seed)
+        offset_t.fill_(base)
+        workspace, executor = ctypes.c_uint64(0), ctypes.c_void_p(None)
+        args = random_args(holder, RANDOM_ROWS[name], got,
+                           {"seedTensor": seed_t, "offsetTensor": offset_t, "offset": extra})
+        assert getattr(LIB, f"{name}GetWorkspaceSize")(*args, ctypes.byref(workspace), ctypes.byref(executor)) == 0
+        stream = ctypes.c_void_p(torch.npu.current_stream().npu_stream)  # the fills' stream
+        assert getattr(LIB, name)(None, workspace, executor, stream) == 0
+        torch.npu.synchronize()
+    finally:
+        holder.release()
+    assert expected.abs().sum() > 0
+    assert torch.equal(got.cpu(), expected.cpu())
+
+
+def test_random_tensor_form_refuses_a_seed_that_is_not_one_int64():
+    name = "aclnnInplaceNormalTensor"
+    target = torch.zeros(3, device="npu")
+    holder = Args()
+    try:
+        args = random_args(holder, RANDOM_ROWS[name], target,
+                           {"seedTensor": torch.zeros(2, dtype=torch.int64, device="npu"),
+                            "offsetTensor": torch.zeros(1, dtype=torch.int64, device="npu"), "offset": 0})
+        workspace, executor = ctypes.c_uint64(0), ctypes.c_void_p(None)
+        status = getattr(LIB, f"{name}GetWorkspaceSize")(*args, ctypes.byref(workspace), ctypes.byref(executor))
+    finally:
+        holder.release()
+    assert status != 0
+    assert "seedTensor must be a one-element int64 tensor" in LIB.aclGetRecentErrMsg().decode()

@@ -267,6 +267,28 @@ def test_const_outputs_named_in_writes_are_staged_as_written(tmp_path):
     assert "writes names 'eps'" in error_of(tmp_path, rows.replace("writes: [yOut]", "writes: [eps]"))
 
 
+def test_non_const_inputs_named_in_reads_are_staged_as_read(tmp_path):
+    """Some CANN ops declare an input `aclTensor*` (aclnnInplaceAtan2's
+    other): the row's `reads:` keeps CANN's signature and stages it as an
+    input the task maker receives const; naming a parameter that is not a
+    non-const tensor is an error."""
+    rows = """
+  - aclnn: aclnnInplaceFrob2
+    params: aclTensor* selfRef, aclTensor* other
+    doc: selfRef = frob2(selfRef, other)
+    entry: frob2_task(selfRef, other, selfRef)
+    dtypes: [floating]
+    reads: [other]
+"""
+    fam = load_family(write_family(tmp_path, rows))
+    assert "aclnnInplaceFrob2GetWorkspaceSize(aclTensor* selfRef, aclTensor* other," in emit_acl.acl_header(fam)
+    assert [p.name for p in fam.ops[0].outputs] == ["selfRef"]
+    entries = emit_acl.emulator_entries(fam)
+    assert 'FormatArgs{TensorOut{selfRef, "selfRef", false, true}, TensorIn{other, "other", false}}' in entries
+    assert "[&](aclTensor* selfRef, const aclTensor* other)" in entries
+    assert "reads names 'selfRefX'" in error_of(tmp_path, rows.replace("reads: [other]", "reads: [selfRefX]"))
+
+
 def test_family_functions_are_declared_and_checked(tmp_path):
     extra = """functions:
   - name: aclnnFrobCalculateSize
