@@ -170,9 +170,20 @@ int64_t exclusive_bound(int64_t inclusive_max) {
 
 }  // namespace
 
+// The bounds are the dtype's, which the aclnn op knows: [0, 2^digits] for
+// floating types, [0, max] for integers (the same draws as random_.from
+// with `to` left out).
 at::Tensor& random_(at::Tensor& self, std::optional<at::Generator> generator) {
-  return random_range(self, 0, exclusive_bound(random_max(self.scalar_type())), generator, "random_",
-                      [&]() -> at::Tensor& { return fallback_call<at::Tensor&>("random_", self, generator); });
+  TORCH_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "random_ is not implemented for ", self.scalar_type(), " tensors");
+  at::assert_no_internal_overlap(self);
+  if (self.numel() == 0) return self;
+  if (!run_native(table::caps::aclnnInplaceRandomWithoutFromTo, "random_", {self.scalar_type()})) {
+    return fallback_call<at::Tensor&>("random_", self, generator);
+  }
+  const c10::DeviceGuard guard(self.device());
+  const auto rng = reserve(generator, self.device(), self.numel());
+  NPU_RUN(aclnnInplaceRandomWithoutFromTo, self, static_cast<int64_t>(rng.seed), static_cast<int64_t>(rng.offset));
+  return self;
 }
 
 at::Tensor& random_from(at::Tensor& self, int64_t from, std::optional<int64_t> to,

@@ -100,6 +100,14 @@ TaskBody random_body(const aclTensor* selfRef, int64_t from, int64_t to, Rng rng
   return [o = selfRef->view(), from, range, rng] { kernels::random_integers(o, from, range, rng()); };
 }
 
+template <class Rng>
+TaskBody random_full_range_body(const aclTensor* selfRef, Rng rng, const char* op) {
+  require_tensor(selfRef, "selfRef");
+  require_real(selfRef, op, "selfRef");
+  const uint64_t range = kernels::full_random_range(selfRef->dtype);
+  return [o = selfRef->view(), range, rng] { kernels::random_integers(o, 0, range, rng()); };
+}
+
 }  // namespace
 
 TaskBody uniform_task(const aclTensor* selfRef, double from, double to, uint64_t seed, uint64_t offset) {
@@ -183,6 +191,16 @@ TaskBody dropout_task(const aclTensor* self, double p, int64_t seed, int64_t off
   return [s = self->view(), o = out->view(), m = maskOut->view(), p, rng = philox(seed, offset)] {
     kernels::dropout(o, m, s, p, rng);
   };
+}
+
+TaskBody random_full_range_task(const aclTensor* selfRef, int64_t seed, int64_t offset) {
+  return random_full_range_body(selfRef, HostPhilox{philox(seed, offset)}, "aclnnInplaceRandomWithoutFromTo");
+}
+
+TaskBody random_full_range_tensor_task(const aclTensor* selfRef, const aclTensor* seedTensor,
+                                       const aclTensor* offsetTensor, int64_t offset) {
+  constexpr const char* op = "aclnnInplaceRandomWithoutFromToTensor";
+  return random_full_range_body(selfRef, device_philox(seedTensor, offsetTensor, offset, op), op);
 }
 
 }  // namespace npu::emu

@@ -20,6 +20,10 @@ TaskBody uniform_tensor_task(const aclTensor* selfRef, double from, double to, c
                              const aclTensor* offsetTensor, uint64_t offset);
 TaskBody normal_tensor_task(const aclTensor* selfRef, float mean, float std, const aclTensor* seedTensor,
                             const aclTensor* offsetTensor, int64_t offset);
+// random_() without bounds (kernels::full_random_range of selfRef's dtype).
+TaskBody random_full_range_task(const aclTensor* selfRef, int64_t seed, int64_t offset);
+TaskBody random_full_range_tensor_task(const aclTensor* selfRef, const aclTensor* seedTensor,
+                                       const aclTensor* offsetTensor, int64_t offset);
 TaskBody random_tensor_task(const aclTensor* selfRef, int64_t from, int64_t to, const aclTensor* seedTensor,
                             const aclTensor* offsetTensor, int64_t offset);
 TaskBody bernoulli_task(const aclTensor* selfRef, const aclScalar* prob, int64_t seed, int64_t offset);

@@ -1,8 +1,10 @@
 #include "kernels/random/random_ops.h"
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numeric>
+#include <string>
 
 #include "kernels/copy/copy.h"
 #include "kernels/core/elementwise.h"
@@ -136,6 +138,27 @@ void random_integers(const TensorView& out, int64_t from, uint64_t range, Philox
       }
     });
   });
+}
+
+uint64_t full_random_range(model::DType dtype) {
+  using model::DType;
+  constexpr auto bits = [](int n) { return (uint64_t{1} << n) + 1; };  // [0, 2^n], n significand bits
+  switch (dtype) {
+    case DType::Bool: return 2;
+    case DType::BFloat16: return bits(8);
+    case DType::Float16: return bits(11);
+    case DType::Float32: return bits(std::numeric_limits<float>::digits);
+    case DType::Float64: return bits(std::numeric_limits<double>::digits);
+    case DType::UInt8: return uint64_t{std::numeric_limits<uint8_t>::max()} + 1;
+    case DType::Int8: return uint64_t{std::numeric_limits<int8_t>::max()} + 1;
+    case DType::Int16: return uint64_t{std::numeric_limits<int16_t>::max()} + 1;
+    case DType::UInt16: return uint64_t{std::numeric_limits<uint16_t>::max()} + 1;
+    case DType::Int32: return uint64_t{std::numeric_limits<int32_t>::max()} + 1;
+    case DType::UInt32: return uint64_t{std::numeric_limits<uint32_t>::max()} + 1;
+    case DType::Int64:
+    case DType::UInt64: return static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+    default: throw KernelError(std::string("random_: unsupported dtype ") + model::dtype_name(dtype));
+  }
 }
 
 void bernoulli(const TensorView& out, double p, PhiloxInputs rng) {

@@ -26,6 +26,10 @@ void uniform(const TensorView& out, double from, double to, PhiloxInputs rng);
 void normal(const TensorView& out, double mean, double std, PhiloxInputs rng);
 // out ~ uniform integers in [from, from + range), range >= 1. Real dtypes.
 void random_integers(const TensorView& out, int64_t from, uint64_t range, PhiloxInputs rng);
+// The number of values random_() without bounds draws from for `dtype`, as
+// PyTorch: [0, 2^digits] for floating types, [0, max] for integers, {0, 1}
+// for bool; int64 and uint64 leave out int64's maximum (bounds are int64).
+uint64_t full_random_range(model::DType dtype);
 // out ~ Bernoulli(p), 0 or 1 in out's dtype. Real dtypes.
 void bernoulli(const TensorView& out, double p, PhiloxInputs rng);
 // out[i] ~ Bernoulli(p[i]); `p` broadcasts to out's shape, any real dtype.

@@ -242,3 +242,22 @@ def test_dropout_eval_and_module():
     m.train()
     vals = set(m(x).cpu().unique().tolist())
     assert vals <= {0.0, 2.0}
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+                                   torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_random_without_bounds_draws_as_random_from_zero_to_the_dtypes_limit(dtype):
+    """random_() runs aclnnInplaceRandomWithoutFromTo, whose bounds come from
+    the dtype inside the op; random_(0, None) passes dispatch's bounds to
+    aclnnInplaceRandom: the same generator state gives the same numbers."""
+    before = native("aclnnInplaceRandomWithoutFromTo")
+    torch.npu.manual_seed(11)
+    unbounded = torch.empty(4096, dtype=dtype, device="npu").random_().cpu()
+    torch.npu.manual_seed(11)
+    from_zero = torch.empty(4096, dtype=dtype, device="npu").random_(0, None).cpu()
+    assert native("aclnnInplaceRandomWithoutFromTo") == before + 1
+    assert torch.equal(unbounded, from_zero)
+    assert unbounded.double().min() >= 0
+    digits = {torch.float16: 11, torch.bfloat16: 8, torch.float32: 24, torch.float64: 53}  # significand bits
+    if dtype in digits:
+        assert unbounded.double().max() <= 2 ** digits[dtype]
