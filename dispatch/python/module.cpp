@@ -3,6 +3,7 @@
 #include <torch/csrc/utils/pybind.h>
 
 #include "device_model/soc_profile.h"
+#include "dispatch/debug/format_trace.h"
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/fallback/fallback_call.h"
 #include "dispatch/fallback/op_counters.h"
@@ -84,6 +85,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_allow_internal_format", &npu::allow_internal_format);
   m.def("_set_allow_internal_format", &npu::set_allow_internal_format);
   npu::bind_storage_debug(m);
+  npu::trace::bind(m);
   m.def("_fallback_counts", &npu::fallback_counts);
   m.def("_native_counts", &npu::native_counts);
   m.def("_reset_op_counters", &npu::reset_op_counters);
