@@ -1,7 +1,7 @@
 """Debugging aids for npu tensors and their formats.
 
 - reports: which ops ran natively or on the CPU fallback; the raw storage.
-- inspect: describe / locate / locate_offset / compare / explain a tensor's format.
+- inspect_tensor: describe / locate / locate_offset / compare / explain a tensor's format.
 - render: pictures of the physical layout (text, PNG).
 - trace: NPU_EMU_TRACE=formats[:path], every format change and fallback as JSON lines;
   trace_report summarises a trace (`npu-emu formats report`).
