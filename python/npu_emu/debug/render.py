@@ -17,9 +17,9 @@ import torch
 from npu_emu.debug.inspect_tensor import Location, TensorLayout, locate, tensor_layout
 from npu_emu.formats import Format
 
-# PNG colours (RGB in [0, 1]); data cells take viridis by logical order,
-# which contains neither of these.
-PADDING_RGB = (0.80, 0.80, 0.80)
+# PNG colours (RGB in [0, 1]): data cells take viridis by logical order and
+# text is grey-scale; neither contains these.
+PADDING_RGB = (0.95, 0.60, 0.60)
 HIGHLIGHT_RGB = (1.0, 0.0, 1.0)
 BACKGROUND_RGB = (1.0, 1.0, 1.0)
 
@@ -180,7 +180,7 @@ DPI = 100
 
 def render_png(t: torch.Tensor, path: str | Path, index=None, *, max_tiles: int = 64, cell_px: int = 12) -> Picture:
     """Writes the storage of `t` as a PNG: tiles as in render_text, data
-    cells coloured by logical order (viridis), padding grey (PADDING_RGB),
+    cells coloured by logical order (viridis), padding light red (PADDING_RGB),
     the element at `index` magenta with its path in the header."""
     if max_tiles < 1 or cell_px < 2:
         raise ValueError(f"max_tiles must be >= 1 and cell_px >= 2, got {max_tiles} and {cell_px}")
@@ -224,8 +224,8 @@ def render_png(t: torch.Tensor, path: str | Path, index=None, *, max_tiles: int 
     tl = tiles.layout
     c0_text = f", C0={tl.layout.c0}" if tl.layout is not None and tl.layout.c0 else ""
     header = [f"{tl.format.name}{c0_text}: {tiles.logical.shape[0]} tile(s) of {rows} ({tiles.rows_name}) x "
-              f"{cols} ({tiles.cols_name}); grey = padding ({int((tiles.logical < 0).sum())} of "
-              f"{tiles.logical.size} slots)"]
+              f"{cols} ({tiles.cols_name})",
+              f"light red = padding ({int((tiles.logical < 0).sum())} of {tiles.logical.size} slots)"]
     if len(shown) < tiles.logical.shape[0]:
         header.append(f"{len(shown)} of {tiles.logical.shape[0]} tiles shown")
     if loc is not None:
