@@ -55,7 +55,9 @@ def _internal(filename: str) -> bool:
 
 def _user_frames(limit: int = 4) -> list[dict]:
     frames = []
-    frame = sys._getframe(2)
+    # Above _write: the Python code that called into the op (none at all in
+    # autograd's backward threads).
+    frame = sys._getframe(1).f_back
     while frame is not None and len(frames) < limit:
         name = frame.f_code.co_filename
         if not _internal(name):
