@@ -38,12 +38,3 @@ void format_created(const at::Tensor& t);
 void fallback(const std::string& op, const torch::jit::Stack& inputs, const torch::jit::Stack& outputs);
 
 }  // namespace npu::trace
-
-namespace pybind11 {
-class module_;
-}
-
-namespace npu::trace {
-// npu_emu._C._set_format_trace / _format_trace_on.
-void bind(pybind11::module_& m);
-}  // namespace npu::trace

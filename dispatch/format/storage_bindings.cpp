@@ -42,8 +42,10 @@ at::Tensor physical_storage(const at::Tensor& t) {
 pybind11::dict origin(const at::Tensor& t) {
   const FormatOrigin o = storage_origin(t);
   pybind11::dict out;
-  out["op"] = o.op != nullptr ? pybind11::cast(std::string(o.op)) : pybind11::none();
-  out["rule"] = o.rule != nullptr ? pybind11::cast(std::string(o.rule)) : pybind11::none();
+  out["op"] = pybind11::none();
+  out["rule"] = pybind11::none();
+  if (o.op != nullptr) out["op"] = std::string(o.op);
+  if (o.rule != nullptr) out["rule"] = std::string(o.rule);
   out["traced_op"] = o.traced_op;
   return out;
 }

@@ -22,6 +22,9 @@ namespace npu {
 void bind_memory(py::module& m);  // memory_bindings.cpp
 void bind_random(py::module& m);  // random_bindings.cpp
 void bind_autograd_drain(py::module& m);  // autograd_drain.cpp
+namespace trace {
+void bind(py::module& m);  // debug/format_trace.cpp: _set_format_trace, _format_trace_on
+}  // namespace trace
 
 namespace {
 
