@@ -27,8 +27,16 @@ def build() -> nn.Module:
     return model
 
 
+def log_stats(x: torch.Tensor) -> None:
+    """What a training script might log each step; each line costs a cast."""
+    x[:, :2].abs().amax()  # a part of an NC1HWC0 storage: read through a base-format copy of all of it
+    x.cpu()  # to the host: the base layout first
+
+
 def step(model: nn.Module, optimizer: torch.optim.Optimizer) -> torch.Tensor:
     x = npu_format_cast(torch.randn(4, 3, 16, 16).npu(), Format.NC1HWC0)
+    log_stats(x)
+    x = x - x.mean(dim=(2, 3), keepdim=True)  # op-table entries take NC1HWC0 as it is: no cast
     loss = model(x).square().mean()
     optimizer.zero_grad()
     loss.backward()

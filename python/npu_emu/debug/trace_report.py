@@ -98,8 +98,8 @@ def report_text(s: TraceSummary, *, top: int = 10, steps: int = 1) -> str:
         raise ValueError(f"steps must be >= 1, got {steps}")
     per = f" ({s.casts / steps:g} per step)" if steps > 1 else ""
     lines = [f"{s.casts} format casts{per}, {_mib(s.cast_bytes)} moved; {s.fallbacks} CPU fallbacks, "
-             f"{_mib(s.fallback_bytes)} moved; {s.relabels} relabels; {s.created} private-format results of op "
-             f"rules ({s.events} events)"]
+             f"{_mib(s.fallback_bytes)} moved; {s.relabels} relabels; {s.created} private-format tensors created "
+             f"({s.events} events)"]
     if s.casts_by_site:
         site, n = s.casts_by_site.most_common(1)[0]
         lines.append(f"{100 * n / s.casts:.0f} % of the casts at {site}")
