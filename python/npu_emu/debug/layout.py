@@ -122,6 +122,10 @@ class Layout:
     def padding_elements(self) -> int:
         return self.storage_numel - self.numel
 
+    def padded_index(self, index) -> tuple:
+        """`index` in the padded shape (itself unless the format pads the rank to 4-D)."""
+        return _pad_index(self.format, self.shape, tuple(index))
+
     # -- logical -> storage -------------------------------------------------
 
     def to_storage(self, index) -> tuple:

@@ -102,11 +102,11 @@ def path_text(t: torch.Tensor, loc: Location) -> str:
     if loc.base_index != loc.index:
         lines.append(f"  = element {list(loc.base_index)} of the stored tensor {list(tl.base_shape)}")
     if tl.layout is not None and tl.layout.padded != tl.layout.shape:
-        pad = tuple(int(x) for x in tl.layout.to_storage(loc.base_index))
-        lines.append(f"  (rank padded to {list(tl.layout.padded)} first)" if pad else "")
+        padded = [int(i) for i in tl.layout.padded_index(loc.base_index)]
+        lines.append(f"  = element {padded} of {list(tl.layout.padded)} (rank padded to 4-D)")
     lines.append(f"  -> storage {list(loc.storage_coords)} of {list(loc.storage_shape)}")
     lines.append(f"  -> element offset {loc.element_offset}, byte offset {loc.byte_offset}")
-    return "\n".join(line for line in lines if line)
+    return "\n".join(lines)
 
 
 def render_text(t: torch.Tensor, index=None, *, max_tiles: int = 8, numbers: bool | None = None) -> str:
