@@ -2,9 +2,9 @@
 // npu_emu.debug.explain and the format trace. Code that decides a format
 // (an explicit cast, an op's output rule, a base-format copy) opens a
 // FormatReason for the duration of the decision; empty_with_format, where
-// every private storage is made, stamps the innermost-open-first reason on
-// the new storage. The outermost reason wins: an explicit npu_format_cast
-// that internally makes a base-format copy is still an explicit cast.
+// every private storage is made, stamps the open reason on the new storage.
+// The outermost reason wins: an explicit npu_format_cast that internally
+// makes a base-format copy is still an explicit cast.
 #pragma once
 
 #include <string>
