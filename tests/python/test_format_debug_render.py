@@ -126,6 +126,13 @@ def test_cli_compare_saved_tensors(capsys, tmp_path):
     assert "1 differ" in out and "[1, 18, 2, 2]" in out
 
 
+def test_cli_describe_saved_tensor(capsys, tmp_path):
+    torch.save(npu_format_cast(torch.randn(3, 40).npu(), Format.FRACTAL_NZ), tmp_path / "w.pt")
+    assert main(["formats", "describe", "--tensor", str(tmp_path / "w.pt")]) == 0
+    out = capsys.readouterr().out
+    assert "format FRACTAL_NZ (base ND), C0 = 16" in out and "storage shape [3, 1, 16, 16]" in out
+
+
 def test_cli_rejects_bad_format(capsys):
     with pytest.raises(SystemExit):
         main(["formats", "describe", "--shape", "2,3", "--format", "NOPE"])
