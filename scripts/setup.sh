@@ -33,9 +33,9 @@ if [ ! -x "$VENV/bin/python" ]; then
   log "creating $VENV"
   "$PYTHON" -m venv "$VENV"
 fi
-if ! "$VENV/bin/python" -c "import torch, pytest, setuptools, numpy, expecttest, yaml; assert torch.__version__.startswith('$TORCH_VERSION')" 2>/dev/null; then
+if ! "$VENV/bin/python" -c "import torch, pytest, setuptools, numpy, expecttest, yaml, matplotlib; assert torch.__version__.startswith('$TORCH_VERSION')" 2>/dev/null; then
   log "installing torch==$TORCH_VERSION and the test tools into $VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check "torch==$TORCH_VERSION" pytest setuptools numpy expecttest pyyaml
+  "$VENV/bin/pip" install -q --disable-pip-version-check "torch==$TORCH_VERSION" pytest setuptools numpy expecttest pyyaml matplotlib
 fi
 
 # 3. The native build (emulator library, Catch2 tests, PyTorch extension).

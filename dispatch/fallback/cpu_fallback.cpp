@@ -6,6 +6,7 @@
 // no CPU kernel for is refused with an error naming it.
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <ATen/native/CPUFallback.h>
 #include <torch/library.h>
 
+#include "dispatch/debug/format_trace.h"
 #include "dispatch/fallback/cpu_fallback.h"
 #include "dispatch/fallback/fallback_arguments.h"
 #include "dispatch/fallback/hidden_writes.h"
@@ -106,9 +108,13 @@ void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   admit_fallback(name);
   check_written_arguments_on_npu(op, *stack);
   const auto hidden = stage_hidden_writes(op, *stack);
+  // The trace needs the arguments, which the fallback consumes.
+  std::optional<torch::jit::Stack> traced_inputs;
+  if (trace::formats_on()) traced_inputs = *stack;
   // Views cannot be emulated by copying: those must be native, and say so.
   at::native::cpu_fallback(op, stack, /*error_on_views=*/true);
   for (const auto& staged : hidden) staged.npu.copy_(staged.cpu);
+  if (traced_inputs) trace::fallback(name, *traced_inputs, *stack);
 }
 
 

@@ -5,6 +5,7 @@
 
 #include "acl/acl_rt.h"
 #include "device_model/storage_desc.h"
+#include "dispatch/debug/format_trace.h"
 #include "dispatch/format/storage_format.h"
 #include "dispatch/memory/npu_allocator.h"
 #include "dispatch/ops/factory.h"
@@ -54,6 +55,11 @@ at::Tensor empty_with_format(at::IntArrayRef sizes, at::ScalarType dtype, c10::D
     t = ops::empty_npu(sizes, dtype, device);
   }
   set_storage_desc(t, desc);
+  if (model::is_private_format(chosen)) {
+    // Every private storage is made here: record the rule that chose it.
+    set_storage_origin(t, current_format_reason());
+    if (trace::formats_on()) trace::format_created(t);
+  }
   return t;
 }
 
@@ -84,6 +90,11 @@ at::Tensor format_cast(const at::Tensor& t, model::Format format, std::optional<
   } else {
     NPU_RUN_RAW(aclnnNpuFormatCast, src, dst);
   }
+  if (trace::formats_on()) {
+    const bool relaid = model::is_private_format(target) || model::is_private_format(src_format);
+    trace::format_change(relaid ? "cast" : "copy", src, src_format, target,
+                         static_cast<int64_t>(src.storage().nbytes() + dst.storage().nbytes()));
+  }
   return dst;
 }
 
@@ -95,6 +106,8 @@ void format_cast_(const at::Tensor& t, model::Format format) {
     model::StorageDesc relabeled = src;
     relabeled.npu_format = relabeled.origin_format = target;
     set_storage_desc(t, relabeled);
+    set_storage_origin(t, {"npu_format_cast_", "an in-place cast between base formats relabels the storage", {}});
+    if (trace::formats_on()) trace::format_change("relabel", t, src.npu_format, target, 0);
     return;
   }
   const bool whole = model::is_private_format(src.npu_format)
@@ -116,6 +129,7 @@ void format_cast_(const at::Tensor& t, model::Format format) {
   to->set_data_ptr_noswap(from->set_data_ptr(at::DataPtr(nullptr, converted.device())));
   to->set_nbytes(nbytes);
   set_storage_desc(t, storage_desc(converted));
+  set_storage_origin(t, storage_origin(converted));
 }
 
 bool covers_storage(const at::Tensor& t, const model::StorageDesc& d) {
@@ -146,6 +160,9 @@ at::Tensor whole_storage(const at::Tensor& t) {
 
 at::Tensor to_base_format(const at::Tensor& t) {
   if (!has_private_format(t)) return t;
+  const FormatReason reason("base-format copy",
+                            "an op that does not take this private format (or a part view of it) reads a "
+                            "base-format copy");
   const model::StorageDesc d = storage_desc(t);
   if (covers_storage(t, d)) return format_cast(t, d.origin_format);
   // The view's sizes, strides and offset address the logical base layout of
@@ -179,6 +196,13 @@ void copy_storage(const at::Tensor& dst, const at::Tensor& src) {
               ACL_MEMCPY_DEVICE_TO_DEVICE, current_acl_stream());
   }
   set_storage_desc(dst, storage_desc(src));
+  set_storage_origin(dst, storage_origin(src));
+}
+
+// A base-format tensor laid out in the private format `d` of `dst`.
+void trace_lay_out(const at::Tensor& base, const at::Tensor& dst, const model::StorageDesc& d) {
+  trace::format_change("cast", base, d.origin_format, d.npu_format,
+                       static_cast<int64_t>(base.numel() * base.element_size() + dst.storage().nbytes()));
 }
 
 }  // namespace
@@ -188,6 +212,7 @@ void copy_with_formats(const at::Tensor& dst, const at::Tensor& src) {
     copy_storage(dst, src);
     return;
   }
+  const FormatReason reason("copy_", "copy_ into a private-format destination keeps the destination's format");
   const at::Tensor base_src = to_base_format(src);
   if (!has_private_format(dst)) {
     NPU_RUN_RAW(aclnnInplaceCopy, dst, base_src);
@@ -203,11 +228,13 @@ void copy_with_formats(const at::Tensor& dst, const at::Tensor& src) {
                                !base_src.is_conj() && !base_src.is_neg();
     if (dense_already) {
       NPU_RUN_RAW(aclnnNpuFormatCast, base_src, dst);
+      if (trace::formats_on()) trace_lay_out(base_src, dst, d);
       return;
     }
     at::Tensor dense = ops::empty_npu(dst.sizes(), dst.scalar_type(), dst.device());
     NPU_RUN_RAW(aclnnInplaceCopy, dense, base_src);
     NPU_RUN_RAW(aclnnNpuFormatCast, dense, dst);
+    if (trace::formats_on()) trace_lay_out(dense, dst, d);
     return;
   }
   // Into a view of a private storage: the whole storage in its base format,
@@ -216,6 +243,7 @@ void copy_with_formats(const at::Tensor& dst, const at::Tensor& src) {
   const at::Tensor base = format_cast(whole, d.origin_format);
   NPU_RUN_RAW(aclnnInplaceCopy, base.as_strided(dst.sizes(), dst.strides(), dst.storage_offset()), base_src);
   NPU_RUN_RAW(aclnnNpuFormatCast, base, whole);
+  if (trace::formats_on()) trace_lay_out(base, whole, d);
 }
 
 }  // namespace npu

@@ -29,6 +29,7 @@ at::Tensor format_cast_kernel(const at::Tensor& self, int64_t acl_format, std::o
                               std::optional<int64_t> input_dtype) {
   std::optional<at::ScalarType> custom;
   if (customize_dtype) custom = static_cast<at::ScalarType>(*customize_dtype);
+  const FormatReason reason("npu_format_cast", "an explicit npu_format_cast always gives the requested format");
   return format_cast(self, format_from_user_id(acl_format), custom);
 }
 
@@ -43,6 +44,7 @@ struct FormatCastFunction : torch::autograd::Function<FormatCastFunction> {
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
     const auto fmt = static_cast<model::Format>(ctx->saved_data["input_format"].toInt());
+    const FormatReason reason("npu_format_cast backward", "the gradient of npu_format_cast goes back to the input's format");
     return {format_cast(grads[0], fmt), at::Tensor(), at::Tensor(), at::Tensor()};
   }
 };
@@ -61,11 +63,13 @@ at::Tensor format_cast_like(const at::Tensor& self, const at::Tensor& dst) {
 }
 
 at::Tensor& format_cast_inplace(at::Tensor& self, int64_t acl_format) {
+  const FormatReason reason("npu_format_cast_", "an explicit in-place npu_format_cast_ re-lays the whole storage");
   format_cast_(self, format_from_user_id(acl_format));
   return self;
 }
 
 at::Tensor& format_cast_inplace_like(at::Tensor& self, const at::Tensor& src) {
+  const FormatReason reason("npu_format_cast_", "an explicit in-place npu_format_cast_ re-lays the whole storage");
   format_cast_(self, storage_desc(src).npu_format);
   return self;
 }
@@ -86,6 +90,10 @@ at::Tensor make_with_format(at::IntArrayRef size, std::optional<at::ScalarType> 
                " (set it to True, or use unsafe_empty_with_format(keep_format=True))");
     format = model::guess_base_format(static_cast<int64_t>(size.size()));
   }
+  const FormatReason reason(keep_format ? "unsafe_empty_with_format" : "empty_with_format",
+                            keep_format ? "unsafe_empty_with_format(keep_format=True) keeps the requested format"
+                                        : "empty_with_format gives the requested format when allow_internal_format "
+                                          "is on");
   return empty_with_format(size, dtype.value_or(at::get_default_dtype_as_scalartype()), factory_device(device), format);
 }
 

@@ -39,11 +39,23 @@ at::Tensor physical_storage(const at::Tensor& t) {
   return host;
 }
 
+pybind11::dict origin(const at::Tensor& t) {
+  const FormatOrigin o = storage_origin(t);
+  pybind11::dict out;
+  out["op"] = pybind11::none();
+  out["rule"] = pybind11::none();
+  if (o.op != nullptr) out["op"] = std::string(o.op);
+  if (o.rule != nullptr) out["rule"] = std::string(o.rule);
+  out["traced_op"] = o.traced_op;
+  return out;
+}
+
 }  // namespace
 
 void bind_storage_debug(pybind11::module_& m) {
   m.def("_storage_desc", &describe);
   m.def("_storage_data", &physical_storage);
+  m.def("_storage_origin", &origin);
   m.def("_has_private_format", [](const at::Tensor& t) { return t.is_privateuseone() && has_private_format(t); });
 }
 

@@ -52,6 +52,15 @@ model::DType to_model_dtype(at::ScalarType type) {
   }
 }
 
+void set_storage_origin(const at::Tensor& t, FormatOrigin origin) {
+  if (NpuStorageImpl* s = npu_storage(t); s != nullptr) s->origin = std::move(origin);
+}
+
+FormatOrigin storage_origin(const at::Tensor& t) {
+  const NpuStorageImpl* s = npu_storage(t);
+  return s != nullptr ? s->origin : FormatOrigin{};
+}
+
 c10::intrusive_ptr<c10::StorageImpl> make_npu_storage(size_t size_bytes) {
   c10::Allocator* allocator = &npu_allocator();
   return create_storage(c10::StorageImpl::use_byte_size_t(), static_cast<int64_t>(size_bytes),

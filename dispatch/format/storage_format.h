@@ -8,6 +8,7 @@
 #include <c10/core/StorageImpl.h>
 
 #include "device_model/storage_desc.h"
+#include "dispatch/format/format_origin.h"
 
 namespace npu {
 
@@ -18,6 +19,9 @@ struct NpuStorageImpl final : c10::StorageImpl {
       : c10::StorageImpl(use_byte_size_t(), size_bytes, std::move(data_ptr), allocator, resizable) {}
   model::StorageDesc desc;
   bool has_desc = false;  // false until a creator or a cast sets it
+  // Why the storage has its format (npu_emu.debug.explain): set only where
+  // a format is decided (format_origin.h), never on the plain launch path.
+  FormatOrigin origin;
 };
 
 model::DType to_model_dtype(at::ScalarType type);
@@ -49,6 +53,11 @@ bool has_private_format(const at::Tensor& t);
 
 // Sets the descriptor on `t`'s storage (which must be an npu storage).
 void set_storage_desc(const at::Tensor& t, model::StorageDesc desc);
+
+// Records why `t`'s storage has its format (ignored for non-npu storages),
+// and reads it back (an empty origin when no format decision was recorded).
+void set_storage_origin(const at::Tensor& t, FormatOrigin origin);
+FormatOrigin storage_origin(const at::Tensor& t);
 
 // A new npu storage of `size_bytes` from the npu allocator, without a descriptor.
 c10::intrusive_ptr<c10::StorageImpl> make_npu_storage(size_t size_bytes);

@@ -65,6 +65,8 @@ bool in_format(const at::Tensor& t, Format f) {
 at::Tensor new_activation(at::IntArrayRef sizes, const at::Tensor& like) {
   const Format blocked = activation_format(like.dim());
   if (in_format(like, blocked) && allow_internal_format()) {
+    const FormatReason reason("aten::convolution", "a convolution result takes its NC1HWC0/NDC1HWC0 input's format "
+                                                   "when allow_internal_format is on");
     return empty_with_format(sizes, like.scalar_type(), like.device(), blocked);
   }
   return at::empty(sizes, like.options().memory_format(like.suggest_memory_format()));

@@ -30,6 +30,7 @@ at::Tensor clone(const at::Tensor& self, std::optional<at::MemoryFormat> memory_
   if (self.is_neg()) return at::neg(at::clone(self._neg_view(), memory_format));
   if (!has_private_format(self)) return at::native::clone(self, memory_format);
   if (!covers_storage(self, storage_desc(self))) return at::native::clone(to_base_format(self), memory_format);
+  const FormatReason reason("aten::clone", "clone of a whole private-format tensor keeps its format");
   at::Tensor out = empty_with_format(self.sizes(), self.scalar_type(), self.device(), storage_desc(self).npu_format);
   copy_with_formats(out, self);
   return out;

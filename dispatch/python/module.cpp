@@ -3,6 +3,7 @@
 #include <torch/csrc/utils/pybind.h>
 
 #include "device_model/soc_profile.h"
+#include "dispatch/debug/format_trace.h"
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/fallback/fallback_call.h"
 #include "dispatch/fallback/op_counters.h"
@@ -21,6 +22,9 @@ namespace npu {
 void bind_memory(py::module& m);  // memory_bindings.cpp
 void bind_random(py::module& m);  // random_bindings.cpp
 void bind_autograd_drain(py::module& m);  // autograd_drain.cpp
+namespace trace {
+void bind(py::module& m);  // debug/format_trace.cpp: _set_format_trace, _format_trace_on
+}  // namespace trace
 
 namespace {
 
@@ -84,6 +88,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_allow_internal_format", &npu::allow_internal_format);
   m.def("_set_allow_internal_format", &npu::set_allow_internal_format);
   npu::bind_storage_debug(m);
+  npu::trace::bind(m);
   m.def("_fallback_counts", &npu::fallback_counts);
   m.def("_native_counts", &npu::native_counts);
   m.def("_reset_op_counters", &npu::reset_op_counters);

@@ -56,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
                                       "(npu-emu conformance --help)")
     conformance.add_argument("rest", nargs=argparse.REMAINDER)
     conformance.set_defaults(run=_conformance)
+    from npu_emu.debug.cli import add_parser as add_formats_parser
+
+    add_formats_parser(sub)
     args = parser.parse_args(argv)
     return args.run(args)
 

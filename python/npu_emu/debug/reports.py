@@ -1,5 +1,5 @@
-"""Debugging aids: which ops ran natively or on the CPU fallback, and the
-physical storage of an npu tensor."""
+"""Op counters (which ops ran natively or on the CPU fallback) and the raw
+storage views of an npu tensor: the debug API this package started with."""
 
 from __future__ import annotations
 
