@@ -134,12 +134,12 @@ void tile_shifted(const Grid<float>& in, const Shifted& s, int64_t out_w, const 
   g.c = out;
   g.ldc = s.out_ch;
   g.k_run = run;
-  g.a_row = [&](int64_t r, int64_t k0) -> const float* {
+  g.run_stride = grid_row;  // kernel row kh + 1 reads the next grid row
+  g.a_row = [&](int64_t r) -> const float* {
     const int64_t n = r / per_image;
     const int64_t y = r % per_image / out_w;
     const int64_t x = r % out_w;
-    return in.data() + n * in.image() + y * s.stride.h * grid_row + x * s.stride.w * s.in_ch + (k0 / run) * grid_row +
-           k0 % run;
+    return in.data() + n * in.image() + y * s.stride.h * grid_row + x * s.stride.w * s.in_ch;
   };
   g.pack_b = [&](int64_t j0, int64_t cols, int64_t k0, int64_t kc, float* dst) {
     for (int64_t kk = 0; kk < kc; ++kk) {
