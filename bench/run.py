@@ -8,7 +8,7 @@ build/bench_gemm), each with its ratio to CPU, plus the machine's memcpy
 bandwidth as the ceiling. `--json FILE` writes the numbers.
 Not part of the tests: timings never decide pass/fail.
 
-    python bench/run.py [--json out.json] [--quick] [--only-mid]
+    python bench/run.py [--json out.json] [--quick] [--only-mid | --only-train | --only-latency | --only-conv]
 """
 
 from __future__ import annotations
@@ -236,6 +236,14 @@ def conv_rows(quick: bool) -> list[Row]:
         rows.append(Row("conv", name, c, d, "GFLOP/s", d / c, f">= {CONV_TARGET}x"))
     return rows
 
+
+def resnet18_row(quick: bool) -> Row:
+    """A ResNet-18 training step (batch 8, 3x64x64, SGD with momentum)."""
+    cpu_step, npu_step = resnet18_train_step("cpu"), resnet18_train_step("npu")
+    c = _time(cpu_step, "cpu", 1 if quick else 3) * 1e3
+    d = _time(npu_step, "npu", 1 if quick else 3) * 1e3
+    return Row("model", "resnet18_train", c, d, "ms/step", d / c, f"<= {RESNET_TARGET}x")
+
 # ---- pooling (wave 3, pool) ------------------------------------------------------------
 
 def _pool_steps(device: str) -> dict[str, Callable[[], object]]:
@@ -332,11 +340,7 @@ def run(quick: bool) -> tuple[list[Row], float]:
             c = _time(cpu_model[name], "cpu", iters // 4) * 1e6
             d = _time(npu_model[name], "npu", iters // 4) * 1e6
             rows.append(Row("model", name, c, d, "us/step", d / c, "-"))
-    # ResNet-18 training step (batch 8, 3x64x64, SGD with momentum).
-    cpu_step, npu_step = resnet18_train_step("cpu"), resnet18_train_step("npu")
-    c = _time(cpu_step, "cpu", 1 if quick else 3) * 1e3
-    d = _time(npu_step, "npu", 1 if quick else 3) * 1e3
-    rows.append(Row("model", "resnet18_train", c, d, "ms/step", d / c, f"<= {RESNET_TARGET}x"))
+    rows.append(resnet18_row(quick))
     rows += train_rows(quick)
     n = (1 << 22) if quick else (1 << 24)
     cpu_large, npu_large = _large_ops("cpu", n), _large_ops("npu", n)
@@ -373,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-mid", action="store_true", help="only the mid-size (180K-element) rows")
     parser.add_argument("--only-train", action="store_true", help="only the transformer and LSTM training rows")
     parser.add_argument("--only-latency", action="store_true", help="only the small-op latency rows")
+    parser.add_argument("--only-conv", action="store_true",
+                        help="only the conv rows (resnet18's conv2d layers) and the ResNet-18 training step")
     args = parser.parse_args(argv)
     torch.set_num_threads(torch.get_num_threads())
     if args.only_mid:
@@ -381,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
         rows, memcpy = train_rows(args.quick), memcpy_bandwidth(MID_N)
     elif args.only_latency:
         rows, memcpy = latency_rows(args.quick), memcpy_bandwidth(MID_N)
+    elif args.only_conv:
+        rows, memcpy = conv_rows(args.quick) + [resnet18_row(args.quick)], memcpy_bandwidth(MID_N)
     else:
         rows, memcpy = run(args.quick)
     print(f"{'kind':<11}{'op':<14}{'cpu':>10}{'npu':>10}  {'unit':<6}{'npu/cpu':>9}  target")

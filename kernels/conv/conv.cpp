@@ -639,17 +639,39 @@ struct Passes {
   }
 };
 
+// The sum of count contiguous values in kLanes interleaved partial sums
+// (which the compiler vectorizes; one running sum would be a serial chain).
+template <class T, class Acc>
+Acc dense_sum(const T* src, int64_t count) {
+  constexpr int kLanes = 16;
+  std::array<Acc, kLanes> lanes{};
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) lanes[static_cast<std::size_t>(l)] += convert<Acc>(src[i + l]);
+  }
+  Acc sum(0);
+  for (const Acc v : lanes) sum += v;
+  for (; i < count; ++i) sum += convert<Acc>(src[i]);
+  return sum;
+}
+
 template <class T, class Acc>
 void bias_grad(const ConvOperand& grad_output, const TensorView& grad_bias) {
   const Int3 sizes = as3(grad_output.spatial, 1);
   const Int3 st = strides3(grad_output);
   const T* data = static_cast<const T*>(grad_output.data);
+  const bool dense = (sizes[2] == 1 || st[2] == 1) && (sizes[1] == 1 || st[1] == sizes[2]) &&
+                     (sizes[0] == 1 || st[0] == sizes[1] * sizes[2]);
   parallel_range(grad_output.size1(), 1, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
       Acc sum(0);
       for (int64_t n = 0; n < grad_output.size0(); ++n) {
         const T* src = data + grad_output.outer[n] + grad_output.channel[c];
-        for_each_position(sizes, st, [&](int64_t, int64_t off) { sum += convert<Acc>(src[off]); });
+        if (dense) {
+          sum += dense_sum<T, Acc>(src, prod(sizes));
+        } else {
+          for_each_position(sizes, st, [&](int64_t, int64_t off) { sum += convert<Acc>(src[off]); });
+        }
       }
       visit_dtype(grad_bias.dtype, [&](auto tag) {
         using B = typename decltype(tag)::type;
@@ -727,6 +749,10 @@ void convolution_backward(const ConvOperand& grad_output, const ConvOperand& inp
   if (grad_input != nullptr && grad_input->size0() > 0 && shifted_applies(input, weight, p, transposed)) {
     shifted_input_grad(grad_output, weight, *grad_input, p);
     grad_input = nullptr;  // done; the weight and bias gradients below
+  }
+  if (grad_weight != nullptr && input.size0() > 0 && tile_weight_grad_applies(input, weight, p, transposed)) {
+    tile_weight_grad(grad_output, input, *grad_weight, p);
+    grad_weight = nullptr;
   }
   // The column side is grad_output for a plain convolution, input for a transposed one.
   const ConvOperand& a = transposed ? input : grad_output;

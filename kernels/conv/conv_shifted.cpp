@@ -1,7 +1,9 @@
 #include "kernels/conv/conv_shifted.h"
 
 #include <algorithm>
+#include <array>
 #include <type_traits>
+#include <string>
 #include <vector>
 
 #include <tbb/task_arena.h>
@@ -134,12 +136,12 @@ void tile_shifted(const Grid<float>& in, const Shifted& s, int64_t out_w, const 
   g.c = out;
   g.ldc = s.out_ch;
   g.k_run = run;
-  g.a_row = [&](int64_t r, int64_t k0) -> const float* {
+  g.run_stride = grid_row;  // kernel row kh + 1 reads the next grid row
+  g.a_row = [&](int64_t r) -> const float* {
     const int64_t n = r / per_image;
     const int64_t y = r % per_image / out_w;
     const int64_t x = r % out_w;
-    return in.data() + n * in.image() + y * s.stride.h * grid_row + x * s.stride.w * s.in_ch + (k0 / run) * grid_row +
-           k0 % run;
+    return in.data() + n * in.image() + y * s.stride.h * grid_row + x * s.stride.w * s.in_ch;
   };
   g.pack_b = [&](int64_t j0, int64_t cols, int64_t k0, int64_t kc, float* dst) {
     for (int64_t kk = 0; kk < kc; ++kk) {
@@ -284,6 +286,119 @@ void input_grad_typed(const ConvOperand& grad_output, const ConvOperand& weight,
   run_shifted<T, Acc>(gy, s, w, grad_input, nullptr, p.tile_gemm);
 }
 
+// The rows of a [batch][channels][positions] tensor t as float runs: row c
+// of image n at rows + n * batch_stride + c * channel_stride, positions
+// contiguous. In place when t is float32 with dense positions and a uniform
+// batch stride, else copied into `storage` (dense [batch][channels][positions]).
+struct FloatRows {
+  const float* rows = nullptr;
+  int64_t batch_stride = 0;
+  std::vector<int64_t> channel;  // per channel
+  ReusedBuffer storage;
+};
+
+template <class T>
+FloatRows float_rows(const ConvOperand& t) {
+  const Dims2 size = sizes2(t), st = strides2(t);
+  const int64_t positions = size.h * size.w;
+  FloatRows out;
+  bool dense = std::is_same_v<T, float> && (size.w == 1 || st.w == 1) && (size.h == 1 || st.h == size.w);
+  const int64_t batch_stride = t.size0() > 1 ? t.outer[1] - t.outer[0] : 0;
+  for (int64_t n = 1; dense && n < t.size0(); ++n) dense = t.outer[n] - t.outer[0] == n * batch_stride;
+  if (dense) {
+    out.rows = static_cast<const float*>(t.data) + t.outer[0];
+    out.batch_stride = batch_stride;
+    out.channel = t.channel;
+    return out;
+  }
+  const int64_t channels = t.size1();
+  out.storage = ReusedBuffer(sizeof(float) * static_cast<std::size_t>(std::max<int64_t>(t.size0() * channels * positions, 1)));
+  float* const dst = out.storage.as<float>();
+  parallel_range(t.size0() * channels, grain_for(positions), [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const T* src = static_cast<const T*>(t.data) + t.outer[task / channels] + t.channel[task % channels];
+      float* row = dst + task * positions;
+      for (int64_t y = 0; y < size.h; ++y) {
+        for (int64_t x = 0; x < size.w; ++x) row[y * size.w + x] = convert<float>(src[y * st.h + x * st.w]);
+      }
+    }
+  });
+  out.rows = dst;
+  out.batch_stride = channels * positions;
+  for (int64_t c = 0; c < channels; ++c) out.channel.push_back(c * positions);
+  return out;
+}
+
+// grad_weight = sum over images and output positions of grad_output x the
+// input window there, on the tile GEMM: C[o][(kh, kw, c)] (m: output
+// channels, n: the window, k: every output position of the batch). A is the
+// output gradient's channel rows in place (runs of one image's positions);
+// B is packed from the padded channels-last input grid, a window row
+// (kw, c) being one contiguous run of the grid, so no column matrix exists.
+template <class T>
+void weight_grad_typed(const ConvOperand& grad_output, const ConvOperand& input, const ConvOperand& grad_weight,
+                       const ConvParams& p) {
+  const Dims2 image = sizes2(input), pad = dims2(p.padding, 0), stride = dims2(p.stride, 1);
+  const Dims2 kernel = sizes2(grad_weight), out = sizes2(grad_output);
+  Grid<float> x;
+  to_grid<T, float>(input, pad, Dims2{image.h + 2 * pad.h, image.w + 2 * pad.w}, x);
+  const FloatRows gy = float_rows<T>(grad_output);
+  const int64_t in_ch = input.size1(), out_ch = grad_output.size1();
+  const int64_t run = kernel.w * in_ch;  // one window row in the grid
+  const int64_t grid_row = x.grid.w * in_ch;
+  const int64_t positions = out.h * out.w;
+  std::vector<float> dw(static_cast<std::size_t>(out_ch * kernel.h * run));
+  TileGemm g;
+  g.m = out_ch;
+  g.n = kernel.h * run;
+  g.k = input.size0() * positions;
+  g.k_run = positions;
+  g.run_stride = gy.batch_stride;
+  g.a_row = [&](int64_t o) { return gy.rows + gy.channel[static_cast<std::size_t>(o)]; };
+  g.pack_b = [&](int64_t j0, int64_t cols, int64_t k0, int64_t kc, float* dst) {
+    // The panel's columns as pieces of window rows (the same for every
+    // position): at most kTileCols of them.
+    struct Piece {
+      int64_t from, to, len;
+    };
+    std::array<Piece, kTileCols> pieces{};
+    int count = 0;
+    for (int64_t j = j0; j < j0 + cols;) {
+      const int64_t within = j % run;
+      const int64_t len = std::min(run - within, j0 + cols - j);
+      pieces[static_cast<std::size_t>(count++)] = {j / run * grid_row + within, j - j0, len};
+      j += len;
+    }
+    int64_t n = k0 / positions, y = k0 % positions / out.w, xo = k0 % out.w;
+    for (int64_t kk = 0; kk < kc; ++kk, dst += kTileCols) {
+      const float* window = x.data() + n * x.image() + y * stride.h * grid_row + xo * stride.w * in_ch;
+      for (int i = 0; i < count; ++i) {
+        const Piece& pc = pieces[static_cast<std::size_t>(i)];
+        for (int64_t l = 0; l < pc.len; ++l) dst[pc.to + l] = window[pc.from + l];
+      }
+      if (++xo == out.w) {
+        xo = 0;
+        if (++y == out.h) y = 0, ++n;
+      }
+    }
+  };
+  g.c = dw.data();
+  g.ldc = g.n;
+  tile_gemm(g);
+  // C's columns are (kh, kw, c): into grad_weight's [o][c][kh][kw].
+  const Dims2 wst = strides2(grad_weight);
+  T* const data = static_cast<T*>(grad_weight.data);
+  for (int64_t o = 0; o < out_ch; ++o) {
+    for (int64_t kh = 0; kh < kernel.h; ++kh) {
+      for (int64_t kw = 0; kw < kernel.w; ++kw) {
+        const float* src = dw.data() + (o * kernel.h + kh) * run + kw * in_ch;
+        T* dst = data + grad_weight.outer[o] + kh * wst.h + kw * wst.w;
+        for (int64_t c = 0; c < in_ch; ++c) dst[grad_weight.channel[c]] = convert<T>(src[c]);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -335,6 +450,24 @@ void shifted_input_grad(const ConvOperand& grad_output, const ConvOperand& weigh
     using T = typename decltype(tag)::type;
     input_grad_typed<T, acc_t<T>>(grad_output, weight, grad_input, p);
   });
+}
+
+bool tile_weight_grad_applies(const ConvOperand& input, const ConvOperand& weight, const ConvParams& p,
+                              bool transposed) {
+  // The same shapes as the strided forward (float32 compute on the tile GEMM).
+  return strided_forward_applies(input, weight, p, transposed);
+}
+
+void tile_weight_grad(const ConvOperand& grad_output, const ConvOperand& input, const ConvOperand& grad_weight,
+                      const ConvParams& p) {
+  if (input.dtype == DType::Float32) {
+    weight_grad_typed<float>(grad_output, input, grad_weight, p);
+  } else if (input.dtype == DType::BFloat16) {
+    weight_grad_typed<bfloat16>(grad_output, input, grad_weight, p);
+  } else {
+    throw KernelError(std::string("tile_weight_grad: dtype ") + model::dtype_name(input.dtype) +
+                      " has no float32 compute (check tile_weight_grad_applies first)");
+  }
 }
 
 }  // namespace npu::kernels::conv

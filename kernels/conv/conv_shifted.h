@@ -43,4 +43,14 @@ void shifted_convolution(const ConvOperand& input, const ConvOperand& weight, co
 void shifted_input_grad(const ConvOperand& grad_output, const ConvOperand& weight, const ConvOperand& grad_input,
                         const ConvParams& p);
 
+// Whether the weight gradient runs on the tile GEMM (tile_weight_grad): the
+// shapes of strided_forward_applies.
+bool tile_weight_grad_applies(const ConvOperand& input, const ConvOperand& weight, const ConvParams& p,
+                              bool transposed);
+
+// grad_weight = the weight gradient of that convolution for grad_output and
+// input, on the tile GEMM; requires tile_weight_grad_applies.
+void tile_weight_grad(const ConvOperand& grad_output, const ConvOperand& input, const ConvOperand& grad_weight,
+                      const ConvParams& p);
+
 }  // namespace npu::kernels::conv

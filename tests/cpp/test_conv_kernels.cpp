@@ -219,3 +219,65 @@ TEST_CASE("shifted passes (stride 1, strided forward) match im2col + GEMM", "[co
     }
   }
 }
+
+namespace {
+
+// The weight gradient (and bias gradient) of `c` for a random output
+// gradient, on the tile GEMM or on im2col + GEMM. With `channels_last_grad`
+// the output gradient is stored channels-last (not dense rows: the tile
+// path copies it first).
+std::pair<std::vector<float>, std::vector<float>> weight_grad_paths(const ShiftedCase& c, bool tile,
+                                                                    bool channels_last_grad) {
+  const std::size_t dims = c.input.size() - 2;
+  kc::ConvParams p{c.stride.empty() ? Shape(dims, 1) : c.stride, c.padding, Shape(dims, 1), 1};
+  p.shifted = tile;
+  p.tile_gemm = tile;
+  const Shape image(c.input.begin() + 2, c.input.end()), kernel(c.weight.begin() + 2, c.weight.end());
+  const Shape spatial = kc::column_sizes(image, kernel, p);
+  Shape out_sizes{c.input[0], c.weight[0]};
+  out_sizes.insert(out_sizes.end(), spatial.begin(), spatial.end());
+  std::vector<float> x = random_floats(static_cast<std::size_t>(numel(c.input)), 21);
+  std::vector<float> w = random_floats(static_cast<std::size_t>(numel(c.weight)), 22);
+  std::vector<float> gy = random_floats(static_cast<std::size_t>(numel(out_sizes)), 24);
+  std::vector<float> gw(w.size()), gb(static_cast<std::size_t>(c.weight[0]));
+  const auto fview = [](std::vector<float>& d, const Shape& s, const Shape& st) {
+    return kc::strided_operand(TensorView{d.data(), npu::model::DType::Float32, s, st});
+  };
+  Shape gy_strides = contiguous(out_sizes);
+  if (channels_last_grad) {  // [n][spatial...][c]
+    gy_strides[1] = 1;
+    int64_t step = out_sizes[1];
+    for (std::size_t d = out_sizes.size() - 1; d >= 2; --d) {
+      gy_strides[d] = step;
+      step *= out_sizes[d];
+    }
+    gy_strides[0] = step;
+  }
+  const auto gw_op = fview(gw, c.weight, contiguous(c.weight));
+  const TensorView gb_view{gb.data(), npu::model::DType::Float32, {c.weight[0]}, {1}};
+  kc::convolution_backward(fview(gy, out_sizes, gy_strides), fview(x, c.input, contiguous(c.input)),
+                           fview(w, c.weight, contiguous(c.weight)), nullptr, &gw_op, &gb_view, p, false);
+  return {gw, gb};
+}
+
+}  // namespace
+
+TEST_CASE("the weight gradient on the tile GEMM matches im2col + GEMM", "[conv]") {
+  const std::vector<ShiftedCase> cases{
+      {{2, 3, 15, 14}, {8, 3, 7, 7}, {3, 3}, {2, 2}},  // ResNet's stem, odd sizes
+      {{8, 3, 32, 32}, {64, 3, 7, 7}, {3, 3}, {2, 2}},  // 2048 positions: k split over blocks and tasks
+      {{2, 5, 9, 11}, {7, 5, 3, 3}, {1, 1}},            // stride 1, "same" padding
+      {{1, 40, 10, 9}, {37, 40, 3, 3}, {1, 1}},         // edge tiles in m and n, runs longer than a tile
+      {{3, 4, 9, 8}, {6, 4, 3, 2}, {1, 0}, {2, 1}},     // mixed strides, asymmetric kernel
+      {{2, 6, 21}, {5, 6, 4}, {1}, {3}},                // 1-d
+  };
+  for (const ShiftedCase& c : cases) {
+    for (const bool channels_last : {false, true}) {
+      INFO("input " << c.input[1] << " channels, kernel " << c.weight[2] << ", channels-last grad " << channels_last);
+      const auto [ref_gw, ref_gb] = weight_grad_paths(c, false, channels_last);
+      const auto [gw, gb] = weight_grad_paths(c, true, channels_last);
+      for (std::size_t i = 0; i < gw.size(); ++i) REQUIRE(gw[i] == Approx(ref_gw[i]).margin(1e-3).epsilon(1e-4));
+      for (std::size_t i = 0; i < gb.size(); ++i) REQUIRE(gb[i] == Approx(ref_gb[i]).margin(1e-3).epsilon(1e-4));
+    }
+  }
+}

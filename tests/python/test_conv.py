@@ -335,3 +335,30 @@ def test_small_images_in_several_chunks():
     torch.testing.assert_close(out_n.cpu(), out_c, rtol=1e-4, atol=1e-3)
     for gc, gn in zip(grads_c, grads_n):
         torch.testing.assert_close(gn.cpu(), gc, rtol=1e-4, atol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_stem_weight_and_bias_gradients_without_input_gradient(dtype):
+    # ResNet's 7x7/2 stem as the benchmark runs it: the input needs no
+    # gradient, so only the weight and bias gradients are computed (on the
+    # tile GEMM where AVX-512 runs: the output gradient's rows times windows
+    # of the padded input, k split over the batch's positions). Odd sizes.
+    x, w, b = rand((5, 3, 33, 31), dtype, 0), rand((64, 3, 7, 7), dtype, 1), rand((64,), dtype, 2)
+    wc, bc = w.clone().requires_grad_(), b.clone().requires_grad_()
+    wn, bn = w.npu().requires_grad_(), b.npu().requires_grad_()
+    yc, yn = F.conv2d(x, wc, bc, stride=2, padding=3), F.conv2d(x.npu(), wn, bn, stride=2, padding=3)
+    g = rand(yc.shape, dtype, 3)
+    yc.backward(g)
+    yn.backward(g.npu())
+    tol = TOLERANCE[dtype]
+    # Against the float64 gradients (CPU's bfloat16 rounds differently).
+    w64 = w.double().requires_grad_()
+    b64 = b.double().requires_grad_()
+    F.conv2d(x.double(), w64, b64, stride=2, padding=3).backward(g.double())
+    for got, ref in ((wn.grad, w64.grad), (bn.grad, b64.grad)):
+        scale = max(1.0, ref.abs().max().item())
+        torch.testing.assert_close(got.cpu().double() / scale, ref / scale, **tol)
+    torch.testing.assert_close(yn.cpu().double(), F.conv2d(x.double(), w64, b64, stride=2, padding=3), **tol)
+    if dtype == torch.float32:
+        torch.testing.assert_close(wn.grad.cpu(), wc.grad, rtol=1e-4, atol=1e-3)
+        torch.testing.assert_close(bn.grad.cpu(), bc.grad, rtol=1e-4, atol=1e-3)
