@@ -4,6 +4,7 @@
 // of being returned with aclrtFree. Thread-safe.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -91,6 +92,10 @@ class DeviceCachingAllocator {
   Block* allocate_segment(const Request& r, const AllocatorConfig& cfg);
   Block* finish_allocation(Block* block, const Request& r, std::size_t requested, const AllocatorConfig& cfg);
   void free_block(Block* block);
+  void return_to_pool(Block* block);
+  bool park(Block* block, const AllocatorConfig& cfg);
+  Block* take_parked(const Request& r);
+  void unpark_all();
   bool merge_into(Block* block, Block* neighbour);
   void release_block(Block* block);
   bool release_oversize_blocks(const Request& r, const AllocatorConfig& cfg);
@@ -121,6 +126,20 @@ class DeviceCachingAllocator {
   void forget_block(Block* block);
   // Per stream, in record order: events that must complete before a block
   // freed while used by that stream can be reused.
+  // The small-block reuse list: small blocks freed with no other stream's
+  // use pending, kept whole (parked) for the next malloc of the same rounded
+  // size on the same stream instead of being merged into their segment's
+  // free rest and split off again: a loop of small ops then reuses its
+  // result blocks without a split and a merge (block objects, pool set and
+  // owner map entries) per op. A parked block is an inactive split block in
+  // the stats, which is what it is. A small malloc that finds no parked block
+  // of its size, stats(), snapshot(), empty_cache() and the out-of-memory
+  // retry merge every parked block back first (unpark_all), so the pools
+  // they look at are the ones the merging path leaves, and the reported
+  // numbers and segments are those of merged blocks. Newest last.
+  static constexpr std::size_t kMaxParked = 16;
+  std::array<Block*, kMaxParked> parked_{};
+  std::size_t num_parked_ = 0;
   std::map<aclrtStream, std::deque<std::pair<std::unique_ptr<AclEvent>, Block*>>> pending_;
   EventPool events_;
   std::size_t reserved_ = 0;                   // bytes obtained with aclrtMalloc
