@@ -76,8 +76,31 @@ void DeviceCachingAllocator::pool_insert(BlockPool& pool, Block* block) {
 void DeviceCachingAllocator::pool_erase(BlockPool& pool, Block* block) { spare_pool_nodes_.erase(pool.blocks, block); }
 
 Block* DeviceCachingAllocator::malloc(std::size_t size, aclrtStream stream) {
-  const AllocatorConfig& cfg = allocator_config();
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Block* block = allocate(size, stream);
+  Live::node_type node = spare_live_nodes_.take();
+  if (node.empty()) {
+    live_.emplace(block->ptr, block);
+  } else {
+    node.key() = block->ptr;
+    node.mapped() = block;
+    live_.insert(std::move(node));
+  }
+  return block;
+}
+
+bool DeviceCachingAllocator::free_live(void* ptr) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  const auto it = live_.find(ptr);
+  if (it == live_.end()) return false;
+  Block* block = it->second;
+  spare_live_nodes_.erase(live_, it);
+  free(block);
+  return true;
+}
+
+Block* DeviceCachingAllocator::allocate(std::size_t size, aclrtStream stream) {
+  const AllocatorConfig& cfg = allocator_config();
   process_events();
   const std::size_t rounded = round_size(size, cfg);
   BlockPool* pool = is_small(rounded) ? &small_blocks_ : &large_blocks_;
@@ -181,7 +204,6 @@ Block* DeviceCachingAllocator::finish_allocation(Block* block, const Request& r,
 
 void DeviceCachingAllocator::free(Block* block) {
   const AllocatorConfig& cfg = allocator_config();
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
   TORCH_INTERNAL_ASSERT(block->allocated, "npu allocator: freeing a block that is not allocated");
   block->allocated = false;
   const StatTypes types = stat_types(*block->pool);
@@ -197,10 +219,14 @@ void DeviceCachingAllocator::free(Block* block) {
   }
 }
 
-void DeviceCachingAllocator::record_stream(Block* block, aclrtStream stream, c10::DeviceIndex stream_device) {
+bool DeviceCachingAllocator::record_stream(void* ptr, aclrtStream stream, c10::DeviceIndex stream_device) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
-  if (stream == block->stream) return;  // its own stream orders its uses already
+  const auto it = live_.find(ptr);
+  if (it == live_.end()) return false;
+  Block* block = it->second;
+  if (stream == block->stream) return true;  // its own stream orders its uses already
   block->stream_uses.insert(StreamUse{stream, stream_device});
+  return true;
 }
 
 void DeviceCachingAllocator::insert_events(Block* block) {

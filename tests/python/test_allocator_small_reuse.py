@@ -204,3 +204,30 @@ print(json.dumps({"errors": errors, "stats": stats()}))
     assert s["requested_bytes.all.current"] == 0 and s["allocation.all.current"] == 0
     assert s["inactive_split.all.current"] == 0
     assert s["allocated_bytes.all.allocated"] == s["allocated_bytes.all.freed"]
+
+
+def test_each_device_frees_its_own_blocks():
+    # A tensor's deleter goes to its device's allocator; caching_allocator_delete
+    # finds the device of a raw pointer by itself.
+    out = run_json("""
+def allocated(d):
+    return torch.npu.memory_stats(d)["allocated_bytes.all.current"]
+x0 = torch.ones(64, device="npu:0")
+x1 = torch.ones(1000, device="npu:1")
+raw = torch.npu.caching_allocator_alloc(5000, device=1)
+steps = {"held": [allocated(0), allocated(1)]}
+with torch.npu.device(1):
+    side = torch.npu.Stream()
+    x1.record_stream(side)
+del x1
+steps["x1_freed"] = [allocated(0), allocated(1)]
+torch.npu.caching_allocator_delete(raw)
+steps["raw_freed"] = [allocated(0), allocated(1)]
+del x0
+steps["x0_freed"] = [allocated(0), allocated(1)]
+print(json.dumps(steps))
+""", env={"NPU_EMU_DEVICE_COUNT": "2"})
+    assert out["held"] == [512, 4096 + 5120]
+    assert out["x1_freed"] == [512, 5120]
+    assert out["raw_freed"] == [512, 0]
+    assert out["x0_freed"] == [0, 0]
