@@ -166,6 +166,10 @@ class KernelClock {
 
 std::optional<Stream::Failure> Stream::run_timed(Task& task) {
   if (!task.is_kernel) return run_task(task);
+  const bool last_was_long =
+      last_kernel_ns_.load(std::memory_order_relaxed) > static_cast<uint64_t>(kInlineKernelLimit.count());
+  if (!last_was_long && ++untimed_ < kTimeEvery) return run_task(task);
+  untimed_ = 0;
   const uint64_t start = KernelClock::ticks();
   std::optional<Failure> failed = run_task(task);
   const uint64_t end = KernelClock::ticks();

@@ -64,6 +64,15 @@ class Stream {
   // execute. Two, because one short kernel preempted on a loaded machine
   // looks long once.
   static constexpr std::chrono::nanoseconds kInlineKernelLimit{20'000};
+ public:
+  // While a stream's kernels are short, one in this many is timed (two clock
+  // reads, ≈80 cycles, are a few percent of a small op's launch); after a
+  // timed long one, every kernel is timed until they are short again. Long
+  // kernels that follow a run of short ones go to the worker after at most
+  // kTimeEvery + 1 of them.
+  static constexpr uint32_t kTimeEvery = 8;
+
+ private:
 
   struct Failure {
     std::string task;
@@ -108,6 +117,9 @@ class Stream {
   // them (what may_run_here compares) and the last one.
   std::atomic<uint64_t> recent_kernel_ns_{0};
   std::atomic<uint64_t> last_kernel_ns_{0};
+  // Kernels run untimed since the last timed one (run_timed; kernels of one
+  // stream never run concurrently). The first kernel of a stream is timed.
+  uint32_t untimed_ = kTimeEvery - 1;
   std::optional<Failure> failure_;
   std::thread worker_;  // started by the first submit, under mutex_
 };

@@ -46,10 +46,14 @@ struct Block {
   Block* next = nullptr;
   int event_count = 0;  // outstanding record_stream events before reuse
   int gc_count = 0;     // lookups since it was freed (garbage collection age)
+  // Freed, but parked whole on its allocator's small-block reuse list
+  // instead of being merged into its segment's free rest (see
+  // DeviceCachingAllocator::park): not in a pool, not mergeable.
+  bool parked = false;
 
   bool is_split() const { return prev != nullptr || next != nullptr; }
   // Freed by the caller and not waiting for other streams: it sits in a pool.
-  bool is_free() const { return !allocated && event_count == 0 && stream_uses.empty(); }
+  bool is_free() const { return !allocated && !parked && event_count == 0 && stream_uses.empty(); }
 };
 
 struct BlockOrder {

@@ -76,14 +76,41 @@ void DeviceCachingAllocator::pool_insert(BlockPool& pool, Block* block) {
 void DeviceCachingAllocator::pool_erase(BlockPool& pool, Block* block) { spare_pool_nodes_.erase(pool.blocks, block); }
 
 Block* DeviceCachingAllocator::malloc(std::size_t size, aclrtStream stream) {
-  const AllocatorConfig& cfg = allocator_config();
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Block* block = allocate(size, stream);
+  Live::node_type node = spare_live_nodes_.take();
+  if (node.empty()) {
+    live_.emplace(block->ptr, block);
+  } else {
+    node.key() = block->ptr;
+    node.mapped() = block;
+    live_.insert(std::move(node));
+  }
+  return block;
+}
+
+bool DeviceCachingAllocator::free_live(void* ptr) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  const auto it = live_.find(ptr);
+  if (it == live_.end()) return false;
+  Block* block = it->second;
+  spare_live_nodes_.erase(live_, it);
+  free(block);
+  return true;
+}
+
+Block* DeviceCachingAllocator::allocate(std::size_t size, aclrtStream stream) {
+  const AllocatorConfig& cfg = allocator_config();
   process_events();
   const std::size_t rounded = round_size(size, cfg);
   BlockPool* pool = is_small(rounded) ? &small_blocks_ : &large_blocks_;
   // Without caching every block is a segment of its own, never split.
   const Request r{stream, rounded, cfg.caching_enabled ? segment_size(rounded) : rounded, pool};
 
+  if (pool->is_small && num_parked_ > 0) {
+    if (Block* parked = take_parked(r)) return finish_allocation(parked, r, size, cfg);
+    unpark_all();  // the pool search below sees what the merging path leaves
+  }
   Block* block = take_free_block(r, cfg);
   if (block == nullptr) {
     if (cfg.garbage_collection_threshold > 0.0) garbage_collect(cfg);
@@ -94,6 +121,7 @@ Block* DeviceCachingAllocator::malloc(std::size_t size, aclrtStream stream) {
     // Last resort: wait for every pending record_stream event, give the whole
     // cache back to the device, and try once more.
     synchronize_and_free_events();
+    unpark_all();
     release_cached_blocks();
     stats_.num_alloc_retries += 1;
     block = allocate_segment(r, cfg);
@@ -176,7 +204,6 @@ Block* DeviceCachingAllocator::finish_allocation(Block* block, const Request& r,
 
 void DeviceCachingAllocator::free(Block* block) {
   const AllocatorConfig& cfg = allocator_config();
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
   TORCH_INTERNAL_ASSERT(block->allocated, "npu allocator: freeing a block that is not allocated");
   block->allocated = false;
   const StatTypes types = stat_types(*block->pool);
@@ -192,10 +219,14 @@ void DeviceCachingAllocator::free(Block* block) {
   }
 }
 
-void DeviceCachingAllocator::record_stream(Block* block, aclrtStream stream, c10::DeviceIndex stream_device) {
+bool DeviceCachingAllocator::record_stream(void* ptr, aclrtStream stream, c10::DeviceIndex stream_device) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
-  if (stream == block->stream) return;  // its own stream orders its uses already
+  const auto it = live_.find(ptr);
+  if (it == live_.end()) return false;
+  Block* block = it->second;
+  if (stream == block->stream) return true;  // its own stream orders its uses already
   block->stream_uses.insert(StreamUse{stream, stream_device});
+  return true;
 }
 
 void DeviceCachingAllocator::insert_events(Block* block) {
@@ -247,6 +278,54 @@ void DeviceCachingAllocator::free_block(Block* block) {
   const StatTypes types = stat_types(*block->pool);
   update(stats_.active, types, -1);
   update(stats_.active_bytes, types, -static_cast<int64_t>(block->size));
+  if (park(block, allocator_config())) return;
+  return_to_pool(block);
+}
+
+bool DeviceCachingAllocator::park(Block* block, const AllocatorConfig& cfg) {
+  // Only pieces of a split small segment: a block that is a whole segment
+  // (caching disabled) goes back to the device or pool at once.
+  if (!block->pool->is_small || !cfg.caching_enabled || !block->is_split() || num_parked_ == kMaxParked) {
+    return false;
+  }
+  block->parked = true;
+  parked_[num_parked_++] = block;
+  const StatTypes types = stat_types(*block->pool);
+  update(stats_.inactive_split, types, 1);
+  update(stats_.inactive_split_bytes, types, static_cast<int64_t>(block->size));
+  return true;
+}
+
+Block* DeviceCachingAllocator::take_parked(const Request& r) {
+  for (std::size_t i = num_parked_; i-- > 0;) {
+    Block* block = parked_[i];
+    if (block->size != r.size || block->stream != r.stream) continue;
+    for (std::size_t j = i + 1; j < num_parked_; ++j) parked_[j - 1] = parked_[j];
+    --num_parked_;
+    block->parked = false;
+    block->gc_count = 0;
+    return block;  // finish_allocation counts it out of the inactive split blocks
+  }
+  return nullptr;
+}
+
+void DeviceCachingAllocator::unpark_all() {
+  // Oldest first. A parked neighbour is not free yet (Block::is_free), so
+  // each block merges with what is in the pools at its turn, and the later
+  // ones merge with it.
+  for (std::size_t i = 0; i < num_parked_; ++i) {
+    Block* block = parked_[i];
+    block->parked = false;
+    const StatTypes types = stat_types(*block->pool);
+    update(stats_.inactive_split, types, -1);
+    update(stats_.inactive_split_bytes, types, -static_cast<int64_t>(block->size));
+    return_to_pool(block);
+  }
+  num_parked_ = 0;
+}
+
+void DeviceCachingAllocator::return_to_pool(Block* block) {
+  const StatTypes types = stat_types(*block->pool);
   merge_into(block, block->prev);
   merge_into(block, block->next);
   if (block->is_split()) {
@@ -393,12 +472,14 @@ void DeviceCachingAllocator::throw_oom(const Request& r, std::size_t requested, 
 void DeviceCachingAllocator::empty_cache() {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   synchronize_and_free_events();
+  unpark_all();
   release_cached_blocks();
 }
 
 DeviceStats DeviceCachingAllocator::stats() {
   const AllocatorConfig& cfg = allocator_config();
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  unpark_all();
   DeviceStats copy = stats_;
   copy.max_split_size = cfg.max_split_size == std::numeric_limits<std::size_t>::max()
                             ? -1
@@ -442,6 +523,7 @@ void DeviceCachingAllocator::set_memory_fraction(double fraction) {
 
 std::vector<SegmentSnapshot> DeviceCachingAllocator::snapshot() {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  unpark_all();
   std::vector<SegmentSnapshot> segments;
   for (const auto& [key, owned] : blocks_) {
     const Block* head = owned.get();

@@ -4,6 +4,7 @@
 // of being returned with aclrtFree. Thread-safe.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -56,13 +57,17 @@ class DeviceCachingAllocator {
   // A block of at least `size` bytes for use on `stream`. The device must be
   // current. When the device is full, frees the cache (after synchronizing)
   // and retries; then throws c10::OutOfMemoryError ("NPU out of memory ...").
+  // The block is live (found by its data pointer) until free_live.
   Block* malloc(std::size_t size, aclrtStream stream);
-  // Takes back an allocated block; it is reusable at once on its own stream,
-  // or once the work queued on the streams recorded with record_stream ran.
-  void free(Block* block);
+  // Takes back the live allocation at `ptr`; it is reusable at once on its
+  // own stream, or once the work queued on the streams recorded with
+  // record_stream ran. False (and nothing done) when `ptr` is not a live
+  // allocation of this device.
+  bool free_live(void* ptr);
   // `stream` (of device `stream_device`, possibly not this one) also uses
-  // `block`: delays its reuse after free (see free()).
-  void record_stream(Block* block, aclrtStream stream, c10::DeviceIndex stream_device);
+  // the live allocation at `ptr`: delays its reuse after free (see
+  // free_live). False when `ptr` is not a live allocation of this device.
+  bool record_stream(void* ptr, aclrtStream stream, c10::DeviceIndex stream_device);
   // Returns every wholly free segment to the device (after waiting for
   // pending record_stream events).
   void empty_cache();
@@ -91,6 +96,10 @@ class DeviceCachingAllocator {
   Block* allocate_segment(const Request& r, const AllocatorConfig& cfg);
   Block* finish_allocation(Block* block, const Request& r, std::size_t requested, const AllocatorConfig& cfg);
   void free_block(Block* block);
+  void return_to_pool(Block* block);
+  bool park(Block* block, const AllocatorConfig& cfg);
+  Block* take_parked(const Request& r);
+  void unpark_all();
   bool merge_into(Block* block, Block* neighbour);
   void release_block(Block* block);
   bool release_oversize_blocks(const Request& r, const AllocatorConfig& cfg);
@@ -103,6 +112,8 @@ class DeviceCachingAllocator {
   std::size_t device_capacity();
   [[noreturn]] void throw_oom(const Request& r, std::size_t requested, bool fraction_limited);
   Block* new_block(aclrtStream stream, std::size_t size, BlockPool* pool, char* ptr);
+  Block* allocate(std::size_t size, aclrtStream stream);
+  void free(Block* block);
 
   const c10::DeviceIndex device_;
   std::recursive_mutex mutex_;
@@ -116,11 +127,31 @@ class DeviceCachingAllocator {
   // sets: a split and a merge per small allocation allocate nothing.
   NodeRecycler<BlockOwners> spare_owners_;
   NodeRecycler<std::set<Block*, BlockOrder>> spare_pool_nodes_;
+  // The live allocations, by data pointer: how a DataPtr's deleter,
+  // record_stream and caching_allocator_delete find their block. Under the
+  // same mutex as the blocks, so a malloc and a free take one lock each.
+  using Live = std::unordered_map<const void*, Block*>;
+  Live live_;
+  NodeRecycler<Live> spare_live_nodes_;
   void pool_insert(BlockPool& pool, Block* block);
   void pool_erase(BlockPool& pool, Block* block);
   void forget_block(Block* block);
   // Per stream, in record order: events that must complete before a block
   // freed while used by that stream can be reused.
+  // The small-block reuse list: small blocks freed with no other stream's
+  // use pending, kept whole (parked) for the next malloc of the same rounded
+  // size on the same stream instead of being merged into their segment's
+  // free rest and split off again: a loop of small ops then reuses its
+  // result blocks without a split and a merge (block objects, pool set and
+  // owner map entries) per op. A parked block is an inactive split block in
+  // the stats, which is what it is. A small malloc that finds no parked block
+  // of its size, stats(), snapshot(), empty_cache() and the out-of-memory
+  // retry merge every parked block back first (unpark_all), so the pools
+  // they look at are the ones the merging path leaves, and the reported
+  // numbers and segments are those of merged blocks. Newest last.
+  static constexpr std::size_t kMaxParked = 16;
+  std::array<Block*, kMaxParked> parked_{};
+  std::size_t num_parked_ = 0;
   std::map<aclrtStream, std::deque<std::pair<std::unique_ptr<AclEvent>, Block*>>> pending_;
   EventPool events_;
   std::size_t reserved_ = 0;                   // bytes obtained with aclrtMalloc

@@ -1,10 +1,10 @@
 #include "dispatch/memory/npu_allocator.h"
-#include "dispatch/memory/node_recycler.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <mutex>
-#include <unordered_map>
+#include <utility>
 
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
@@ -26,42 +26,12 @@ using model::kMaxDevices;
 c10::Device npu_device(c10::DeviceIndex index) { return c10::Device(c10::DeviceType::PrivateUse1, index); }
 
 // Everything the allocator keeps process-wide: the per-device allocators
-// and the live allocations (data pointer -> block), which is how a DataPtr's
-// deleter, record_stream and caching_allocator_delete find their block.
+// (each keeps its live allocations, data pointer -> block).
 struct AllocatorState {
   std::array<std::once_flag, kMaxDevices> once;
   std::array<std::unique_ptr<DeviceCachingAllocator>, kMaxDevices> devices;
   // devices[i].get() once created: the lock-free path of every malloc/free.
   std::array<std::atomic<DeviceCachingAllocator*>, kMaxDevices> created{};
-  std::mutex live_mutex;
-  using Live = std::unordered_map<void*, Block*>;
-  Live live;
-  NodeRecycler<Live> spare_live_nodes;  // no heap work per malloc/free
-
-  void add(Block* block) {
-    std::lock_guard<std::mutex> lock(live_mutex);
-    Live::node_type node = spare_live_nodes.take();
-    if (node.empty()) {
-      live.emplace(block->ptr, block);
-      return;
-    }
-    node.key() = block->ptr;
-    node.mapped() = block;
-    live.insert(std::move(node));
-  }
-  Block* find(void* ptr) {
-    std::lock_guard<std::mutex> lock(live_mutex);
-    const auto it = live.find(ptr);
-    return it == live.end() ? nullptr : it->second;
-  }
-  Block* take(void* ptr) {
-    std::lock_guard<std::mutex> lock(live_mutex);
-    const auto it = live.find(ptr);
-    if (it == live.end()) return nullptr;
-    Block* block = it->second;
-    spare_live_nodes.erase(live, it);
-    return block;
-  }
 };
 
 // Never destroyed: tensors may be freed during interpreter shutdown, after
@@ -71,24 +41,58 @@ AllocatorState& state() {
   return s;
 }
 
-void free_ptr(void* ptr) {
+// Frees the live allocation at `ptr` of whichever device holds it: true
+// when one did.
+bool free_on_any_device(void* ptr) {
+  for (auto& created : state().created) {
+    DeviceCachingAllocator* a = created.load(std::memory_order_acquire);
+    if (a != nullptr && a->free_live(ptr)) return true;
+  }
+  return false;
+}
+
+// A DataPtr's deleter (`device` < 0: the device is not known, every device
+// is asked; the raw deleter).
+void free_ptr_of(c10::DeviceIndex device, void* ptr) {
   // In a forked child the block belongs to the parent's runtime, which the
   // child must not touch: the memory is left as it is (it goes with the child).
-  if (ptr == nullptr || in_bad_fork()) return;
-  Block* block = state().take(ptr);
-  if (block == nullptr || !driver::loaded()) return;
+  if (ptr == nullptr || in_bad_fork() || !driver::loaded()) return;
   try {
-    device_allocator(block->device).free(block);
+    if (device >= 0) {
+      DeviceCachingAllocator* a = state().created[device].load(std::memory_order_acquire);
+      if (a != nullptr) a->free_live(ptr);
+    } else {
+      free_on_any_device(ptr);
+    }
   } catch (const std::exception& e) {
     // A deleter must not throw; the block stays out of the cache.
     TORCH_WARN("npu allocator: freeing ", ptr, " failed: ", e.what());
   }
 }
 
+void free_ptr(void* ptr) { free_ptr_of(-1, ptr); }
+
+// The deleter of the tensors allocated on device D: it goes to D's
+// allocator directly, with one lock (a DataPtr's deleter gets only the
+// pointer).
+template <c10::DeviceIndex D>
+void free_ptr_on(void* ptr) {
+  free_ptr_of(D, ptr);
+}
+
+template <std::size_t... I>
+constexpr std::array<c10::DeleterFnPtr, kMaxDevices> make_device_deleters(std::index_sequence<I...>) {
+  return {&free_ptr_on<static_cast<c10::DeviceIndex>(I)>...};
+}
+constexpr std::array<c10::DeleterFnPtr, kMaxDevices> kDeviceDeleters =
+    make_device_deleters(std::make_index_sequence<kMaxDevices>());
+
+bool is_npu_deleter(c10::DeleterFnPtr fn) {
+  return fn == &free_ptr || std::find(kDeviceDeleters.begin(), kDeviceDeleters.end(), fn) != kDeviceDeleters.end();
+}
+
 Block* allocate_block(std::size_t size, c10::DeviceIndex device, aclrtStream stream) {
-  Block* block = device_allocator(device).malloc(size, stream);
-  state().add(block);
-  return block;
+  return device_allocator(device).malloc(size, stream);
 }
 
 }  // namespace
@@ -127,10 +131,8 @@ void* raw_alloc(std::size_t size, c10::DeviceIndex device, aclrtStream stream) {
 
 void raw_delete(void* ptr) {
   if (ptr == nullptr) return;
-  Block* block = state().take(ptr);
-  TORCH_CHECK(block != nullptr, "caching_allocator_delete: ", ptr,
+  TORCH_CHECK(free_on_any_device(ptr), "caching_allocator_delete: ", ptr,
               " is not a live allocation of the npu caching allocator");
-  device_allocator(block->device).free(block);
 }
 
 }  // namespace memory
@@ -141,10 +143,14 @@ class NpuCachingAllocator final : public c10::DeviceAllocator {
  public:
   c10::DataPtr allocate(size_t nbytes) override {
     const c10::DeviceIndex device = current_device();
-    if (nbytes == 0) return {nullptr, nullptr, &memory::free_ptr, memory::npu_device(device)};
+    // (An index out of range fails in device_allocator below.)
+    const c10::DeleterFnPtr deleter = device >= 0 && device < model::kMaxDevices
+                                          ? memory::kDeviceDeleters[static_cast<std::size_t>(device)]
+                                          : &memory::free_ptr;
+    if (nbytes == 0) return {nullptr, nullptr, deleter, memory::npu_device(device)};
     const aclrtStream stream = current_acl_stream();  // the current device's current stream
     void* ptr = memory::allocate_block(nbytes, device, stream)->ptr;
-    return {ptr, ptr, &memory::free_ptr, memory::npu_device(device)};
+    return {ptr, ptr, deleter, memory::npu_device(device)};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &memory::free_ptr; }
   void copy_data(void* dest, const void* src, std::size_t count) const override {
@@ -161,12 +167,11 @@ class NpuCachingAllocator final : public c10::DeviceAllocator {
 
   void recordStream(const c10::DataPtr& ptr, c10::Stream stream) override {
     // Only blocks of this allocator (not, say, a from_blob pointer).
-    if (ptr.get() == nullptr || ptr.get_deleter() != &memory::free_ptr) return;
-    memory::Block* block = memory::state().find(ptr.get());
-    if (block == nullptr) return;
+    if (ptr.get() == nullptr || !memory::is_npu_deleter(ptr.get_deleter())) return;
     TORCH_CHECK(stream.device_type() == c10::DeviceType::PrivateUse1, "record_stream: expected an npu stream, got ",
                 stream);
-    memory::device_allocator(block->device).record_stream(block, acl_stream(stream), stream.device_index());
+    // The block is on the DataPtr's device.
+    memory::device_allocator(ptr.device().index()).record_stream(ptr.get(), acl_stream(stream), stream.device_index());
   }
 
   c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override {

@@ -108,6 +108,35 @@ TEST_CASE("after two long kernels the next one goes to the worker; short ones co
   CHECK(back_here);
 }
 
+TEST_CASE("long kernels after a run of short ones go to the worker after at most kTimeEvery + 1", "[streams][inline]") {
+  // Only one kernel in kTimeEvery is timed while they are short: the first
+  // long ones may go untimed, then two timed long ones in a row are needed.
+  Stream s(0, 0);
+  for (int i = 0; i < 3 * static_cast<int>(Stream::kTimeEvery) + 3; ++i) {
+    s.submit({"short", [] {}, true});
+  }
+  s.synchronize();
+  const auto long_kernel = [] {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  };
+  int long_ones_here = 0;
+  for (;;) {
+    std::thread::id ran_on;
+    // A long kernel that records where it ran.
+    s.submit({"long", [&] {
+                ran_on = std::this_thread::get_id();
+                long_kernel();
+              },
+              true});
+    s.synchronize();
+    if (ran_on != std::this_thread::get_id()) break;
+    ++long_ones_here;
+    REQUIRE(long_ones_here <= static_cast<int>(Stream::kTimeEvery) + 1);
+  }
+}
+
 TEST_CASE("tasks from several threads run one at a time and in each thread's order", "[streams][inline]") {
   Stream s(0, 0);
   constexpr int kPerThread = 3000;
