@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from npu_emu import _C
+from npu_emu.npu.error_codes import ErrCode, pta_error
 from npu_emu.npu.fork import _check_not_forked, _is_in_bad_fork
 
 DeviceLike = torch.device | str | int | None
@@ -32,7 +33,7 @@ def _check(index: int) -> int:
     count = device_count()
     if not 0 <= index < count:
         raise RuntimeError(f"Invalid NPU device index {index}: {count} npu device(s) are visible, "
-                           f"valid indices are 0..{count - 1}")
+                           f"valid indices are 0..{count - 1}" + pta_error(ErrCode.VALUE))
     return index
 
 
