@@ -22,3 +22,7 @@ def _autoload() -> None:
     """The real torch_npu's `torch.backends` entry point, when that package is
     installed but this module answers for it (NPU_EMU_TORCH_NPU=compat):
     importing this module already activated npu-emu's backend."""
+
+
+from npu_emu.torch_npu_compat import _aliases  # noqa: E402,F401  (import torch_npu.npu[.amp|.utils])
+from npu_emu.torch_npu_compat import _C, contrib, optim, utils  # noqa: E402,F401
