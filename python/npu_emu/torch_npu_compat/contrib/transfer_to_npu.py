@@ -19,6 +19,7 @@ and CUDA-only libraries (cuDNN settings, triton, NCCL objects).
 from __future__ import annotations
 
 import functools
+import types
 import warnings
 from typing import Any
 
@@ -51,8 +52,12 @@ AMP_NAMES = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
 def _patch_torch_cuda() -> None:
     npu = torch.npu
     for name in npu.__all__:
-        if not name.startswith("_"):
-            setattr(torch.cuda, name, getattr(npu, name))
+        value = getattr(npu, name)
+        # Submodules (amp, memory, random) stay torch.cuda's: PyTorch itself
+        # reaches into them (torch.cuda.amp.autocast_mode ...); their public
+        # functions are replaced below instead.
+        if not name.startswith("_") and not isinstance(value, types.ModuleType):
+            setattr(torch.cuda, name, value)
     for name in ("is_available", "device_count", "current_device", "is_initialized", "empty_cache"):
         setattr(torch.cuda, name, getattr(npu, name))
     setattr(torch.cuda, "CUDAGraph", npu.NPUGraph)

@@ -54,8 +54,7 @@ def _check_arrays(x: np.ndarray, y: np.ndarray, prec: float, prec16: float) -> N
     if not np.array_equal(x_nan, y_nan):
         raise RtolMismatch("NaNs are not at the same positions")
     with np.errstate(invalid="ignore", over="ignore"):
-        err = np.abs(yf - xf)
-        err[x_nan] = 0.0
+        err = np.where(x_nan, 0.0, np.abs(yf - xf))
         rel = err / (np.maximum(np.abs(xf), np.abs(yf)) + guard)
     abs_miss = int(np.sum(~(err <= bound)))
     rel_miss = int(np.sum(~(rel <= bound)))
