@@ -153,3 +153,12 @@ def test_testcase_setup_seeds_and_selects_the_device():
     unittest.TestLoader().loadTestsFromTestCase(Seeded).run(result)
     assert result.wasSuccessful() and torch.equal(values[0], values[1])
     assert Seeded.npu_device == "npu:0"
+
+
+def test_assert_tensors_slow_equal_compares_elementwise():
+    tc = _case()
+    x = torch.arange(6.0).reshape(2, 3)
+    tc.assertTensorsSlowEqual(x, (x + 1e-4).npu(), prec=1e-3)
+    assert _fails(tc.assertTensorsSlowEqual, x, (x + 1e-2).npu(), 1e-3)
+    assert _fails(tc.assertTensorsSlowEqual, x, x.reshape(3, 2))
+    tc.assertTensorsSlowEqual(torch.empty(0, 5), torch.empty(0, 5, device="npu"))

@@ -33,9 +33,19 @@ enable_deterministic_with_backward = refusing("torch.npu.enable_deterministic_wi
                                               "use torch.use_deterministic_algorithms(True)")
 disable_deterministic_with_backward = refusing("torch.npu.disable_deterministic_with_backward()",
                                                "use torch.use_deterministic_algorithms(False)")
-use_compatible_impl = refusing("torch.npu.use_compatible_impl()", "npu-emu's ops have one implementation each")
-are_compatible_impl_enabled = refusing("torch.npu.are_compatible_impl_enabled()",
-                                       "npu-emu's ops have one implementation each")
+_compatible_impl = [False]
+
+
+def use_compatible_impl(enabled: bool) -> None:
+    """Recorded only: npu-emu's ops have one implementation each, which
+    already computes PyTorch's (CPU-compatible) results."""
+    if not isinstance(enabled, bool):
+        raise TypeError(f"use_compatible_impl: enabled must be a bool, got {type(enabled).__name__}")
+    _compatible_impl[0] = enabled
+
+
+def are_compatible_impl_enabled() -> bool:
+    return _compatible_impl[0]
 
 
 class SyncLaunchStream:

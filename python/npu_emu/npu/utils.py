@@ -70,11 +70,12 @@ def set_sync_debug_mode(debug_mode: int | str) -> None:
     """Accepted and recorded; npu-emu does not warn on synchronizing ops."""
     if isinstance(debug_mode, str):
         if debug_mode not in _SYNC_DEBUG_MODES:
-            raise RuntimeError(f"invalid value of debug_mode {debug_mode!r}, expected one of `default`, `warn`, "
-                               "`error`" + pta_error(ErrCode.PARAM))
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error` "
+                               f"(got {debug_mode!r})" + pta_error(ErrCode.PARAM))
         debug_mode = _SYNC_DEBUG_MODES[debug_mode]
     if debug_mode not in (0, 1, 2):
-        raise RuntimeError(f"invalid value of debug_mode {debug_mode!r}, expected 0, 1 or 2" + pta_error(ErrCode.PARAM))
+        raise RuntimeError(f"invalid value of debug_mode, expected one of 0,1,2 (got {debug_mode!r})"
+                           + pta_error(ErrCode.PARAM))
     _settings["sync_debug_mode"] = debug_mode
 
 
@@ -94,10 +95,20 @@ def get_task_queue_enable() -> int:
 
 
 def set_op_timeout_ms(timeout: int) -> None:
-    """Recorded only: emulated ops have no device timeout."""
-    if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout < 0:
-        raise ValueError(f"set_op_timeout_ms: timeout={timeout!r} must be a non-negative int (milliseconds)")
+    """Recorded only: emulated ops have no device timeout. The value must fit
+    an unsigned 32-bit int (torch_npu's binding's messages for bad values)."""
+    if not isinstance(timeout, int) or isinstance(timeout, bool):
+        raise TypeError(f"set_op_timeout_ms: timeout must be an int (milliseconds), got {type(timeout).__name__}")
+    if timeout < 0:
+        raise OverflowError(f"can't convert negative value to unsigned int (set_op_timeout_ms timeout={timeout})")
+    if timeout >= 1 << 32:
+        raise OverflowError(f"Overflow when unpacking long (set_op_timeout_ms timeout={timeout} >= 2**32)")
     _settings["op_timeout_ms"] = timeout
+
+
+def current_blas_handle() -> None:
+    """None, as torch_npu: there is no BLAS library handle on npu."""
+    return None
 
 
 def is_support_inf_nan() -> bool:
@@ -135,7 +146,6 @@ def check_uce_in_memory(device_id: int) -> int:
     return 0
 
 
-current_blas_handle = refusing("torch.npu.current_blas_handle()", "matmuls run on the emulator's own kernels")
 stress_detect = refusing("torch.npu.stress_detect()", "it tests real AI cores")
 init_dump = refusing("torch.npu.init_dump()", "dump tensors with npu_emu.debug instead")
 set_dump = refusing("torch.npu.set_dump()", "dump tensors with npu_emu.debug instead")

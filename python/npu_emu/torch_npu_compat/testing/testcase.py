@@ -95,6 +95,17 @@ class TestCase(expecttest.TestCase):
             return
         super().assertNotEqual(x, y, message)
 
+    def assertTensorsSlowEqual(self, x: torch.Tensor, y: torch.Tensor, prec: float | None = None,
+                               message: str = "") -> None:
+        """Same size and every element within `prec` (default: self.precision),
+        compared one by one in float64 on the CPU."""
+        unittest.TestCase.assertEqual(self, x.size(), y.size(), message)
+        a = x.detach().cpu().to(torch.float64).reshape(-1).tolist()
+        b = y.detach().cpu().to(torch.float64).reshape(-1).tolist()
+        tolerance = self.precision if prec is None else prec
+        worst = max((abs(p - q) for p, q in zip(a, b)), default=0.0)
+        self.assertLessEqual(worst, tolerance, message)
+
     def assertObjectIn(self, obj: Any, iterable: Any) -> None:
         if not any(elem is obj for elem in iterable):
             raise AssertionError("object not found in iterable")
