@@ -47,6 +47,18 @@ CUDA_TRAINING_SCRIPT = textwrap.dedent("""
     assert isinstance(z, torch.cuda.FloatTensor)
     g = torch.Generator(device="cuda")
     assert g.device.type == "npu" and isinstance(g, torch.Generator)
+    with torch.device("cuda"):
+        assert torch.ones(2).device.type == "npu"
+    with torch.device("meta"):
+        assert torch.nn.Linear(2, 2).weight.device.type == "meta"
+    torch.set_default_device("cuda")
+    try:
+        assert torch.tensor(1).device.type == "npu"
+    finally:
+        torch.set_default_device(None)
+    event = torch.Event(device="cuda:0", enable_timing=True)
+    assert event.device.type == "npu" and isinstance(event, torch.Event)
+    assert torch.cuda.default_generators == torch.npu.default_generators
     print("TRAINED", losses[0], losses[-1])
 """)
 

@@ -34,7 +34,8 @@ TORCH_FACTORIES = [
     "from_file", "full", "full_like", "hamming_window", "hann_window", "kaiser_window", "linspace", "load",
     "logspace", "normal", "ones", "ones_like", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
     "randperm", "range", "scalar_tensor", "set_default_device", "sparse_coo_tensor", "sparse_csr_tensor", "tensor",
-    "tril_indices", "triu_indices", "zeros", "zeros_like", "get_device_module",
+    "tril_indices", "triu_indices", "zeros", "zeros_like", "get_device_module", "sparse_compressed_tensor",
+    "_sparse_coo_tensor_unsafe", "_sparse_csr_tensor_unsafe",
 ]
 TENSOR_METHODS = ["new_empty", "new_empty_strided", "new_full", "new_ones", "new_tensor", "new_zeros", "to",
                   "pin_memory"]
@@ -61,6 +62,8 @@ def _patch_torch_cuda() -> None:
     for name in ("is_available", "device_count", "current_device", "is_initialized", "empty_cache"):
         setattr(torch.cuda, name, getattr(npu, name))
     setattr(torch.cuda, "CUDAGraph", npu.NPUGraph)
+    torch.cuda.default_generators = npu.random.default_generators
+    torch._C._host_emptyCache = npu.host_empty_cache
     wrap_attributes(torch.cuda, CUDA_DEVICE_FUNCTIONS)
     torch.cuda.device = _device_class(npu.device)
     import torch.cuda.amp as cuda_amp
@@ -80,6 +83,12 @@ def _device_class(npu_device: type) -> type:
 
 
 def _patch_tensors_and_modules() -> None:
+    # `with torch.device(...)` recognises factories by identity in a cached
+    # set: fill it with the original functions before they are wrapped.
+    import torch.utils._device as device_context
+
+    device_context._device_constructors()
+    device_context.DeviceContext.__init__ = on_npu(device_context.DeviceContext.__init__)
     wrap_attributes(torch, TORCH_FACTORIES)
     wrap_attributes(torch.Tensor, TENSOR_METHODS)
     wrap_attributes(torch.nn.Module, MODULE_METHODS)
@@ -95,6 +104,7 @@ def _patch_tensors_and_modules() -> None:
     torch.amp.custom_fwd = on_npu(torch.amp.custom_fwd)
     torch.amp.custom_bwd = on_npu(torch.amp.custom_bwd)
     torch.Generator = _generator_class()
+    torch.Event = _event_class()
     torch.nn.parallel.DistributedDataParallel.__init__ = on_npu(torch.nn.parallel.DistributedDataParallel.__init__)
 
 
@@ -126,6 +136,28 @@ def _generator_class() -> type:
 
     Generator.__module__ = "torch"
     return Generator
+
+
+def _event_class() -> type:
+    """torch.Event(device="cuda") gives an npu event: a plain torch.Event, which
+    PyTorch's stream methods require (not a subclass)."""
+    base = torch.Event if not getattr(torch.Event, "_npu_emu_cuda_rewrite", False) else torch.Event.__base__
+
+    class _Meta(type(base)):  # type: ignore[misc]
+        def __instancecheck__(cls, obj: object) -> bool:
+            return isinstance(obj, base)
+
+    class Event(base, metaclass=_Meta):  # type: ignore[misc,valid-type]
+        _npu_emu_cuda_rewrite = True
+
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+            args = tuple(to_npu(a) if isinstance(a, (str, torch.device)) else a for a in args)
+            if "device" in kwargs:
+                kwargs["device"] = to_npu(kwargs["device"])
+            return base(*args, **kwargs)
+
+    Event.__module__ = "torch"
+    return Event
 
 
 def _patch_distributed() -> None:
