@@ -67,7 +67,8 @@ from npu_emu.npu.random import (  # noqa: E402
     set_rng_state_all,
 )
 from npu_emu.npu import random  # noqa: E402
-from npu_emu.npu.random import default_generators  # noqa: E402,F401  (torch_npu.npu.default_generators)
+from npu_emu.npu.random import default_generators, get_default_generator  # noqa: E402,F401  (torch_npu's names)
+from npu_emu.npu.soc_version import get_soc_version  # noqa: E402,F401
 
 __all__ += ["random"] + [n for n in random.__all__ if n != "default_generators"]
 

@@ -26,3 +26,11 @@ def _autoload() -> None:
 
 from npu_emu.torch_npu_compat import _aliases  # noqa: E402,F401  (import torch_npu.npu[.amp|.utils])
 from npu_emu.torch_npu_compat import _C, contrib, optim, utils  # noqa: E402,F401
+from npu_emu.torch_npu_compat import version  # noqa: E402,F401
+from npu_emu.npu.utils import (  # noqa: E402,F401  (torch_npu's top-level aliases)
+    obfuscation_calculate,
+    obfuscation_finalize,
+    obfuscation_initialize,
+    set_op_timeout_ms,
+)
+from npu_emu.npu.hardware_only import super_kernel_scope_begin, super_kernel_scope_end  # noqa: E402,F401
