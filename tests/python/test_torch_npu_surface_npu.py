@@ -173,3 +173,23 @@ def test_sync_debug_mode_round_trip_and_bad_value():
         torch.npu.set_sync_debug_mode(0)
     with pytest.raises(RuntimeError, match="debug_mode"):
         torch.npu.set_sync_debug_mode("loud")
+
+
+@pytest.mark.parametrize("kind", ["flash", "math", "mem_efficient"])
+def test_sdp_switches_round_trip(kind):
+    enable, enabled = getattr(torch.npu, f"enable_{kind}_sdp"), getattr(torch.npu, f"{kind}_sdp_enabled")
+    before = enabled()
+    try:
+        enable(not before)
+        assert enabled() is (not before)
+        assert getattr(torch.backends.cuda, f"{kind}_sdp_enabled")() is (not before)
+    finally:
+        enable(before)
+
+
+def test_default_generator_and_soc_version():
+    g = torch.npu.get_default_generator(0)
+    assert g is torch.npu.default_generators[0] and g.device == torch.device("npu", 0)
+    torch.npu.manual_seed(5)
+    assert g.initial_seed() == 5
+    assert torch.npu.get_soc_version() == torch_npu._C._npu_get_soc_version() == 220

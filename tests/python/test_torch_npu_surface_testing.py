@@ -162,3 +162,13 @@ def test_assert_tensors_slow_equal_compares_elementwise():
     assert _fails(tc.assertTensorsSlowEqual, x, (x + 1e-2).npu(), 1e-3)
     assert _fails(tc.assertTensorsSlowEqual, x, x.reshape(3, 2))
     tc.assertTensorsSlowEqual(torch.empty(0, 5), torch.empty(0, 5, device="npu"))
+
+
+def test_scaling_case_pairs_identical_models():
+    from torch_npu.testing.common_utils import _create_scaling_case
+
+    control, scaling, opt_c, opt_s, data, loss_fn, skip_iter = _create_scaling_case()
+    assert skip_iter == 2 and len(data) == 4 and data[0][0].device.type == "npu"
+    for c, s in zip(control.parameters(), scaling.parameters()):
+        assert torch.equal(c.cpu(), s.cpu()) and c.device.type == "npu"
+    assert opt_c.param_groups[0]["lr"] == 1.0 and isinstance(loss_fn, torch.nn.MSELoss)

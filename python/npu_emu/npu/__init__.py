@@ -69,6 +69,8 @@ from npu_emu.npu.random import (  # noqa: E402
 from npu_emu.npu import random  # noqa: E402
 from npu_emu.npu.random import default_generators, get_default_generator  # noqa: E402,F401  (torch_npu's names)
 from npu_emu.npu.soc_version import get_soc_version  # noqa: E402,F401
+from npu_emu.npu import backends  # noqa: E402
+from npu_emu.npu.backends import *  # noqa: E402,F401,F403  (SDPA switches)
 
 __all__ += ["random"] + [n for n in random.__all__ if n != "default_generators"]
 

@@ -185,3 +185,9 @@ class SkipIfNotGteCANNVersion:
             return fn(slf, *args, **kwargs)
 
         return run_if_new_enough
+
+
+from npu_emu.torch_npu_compat.testing.scaling_cases import (  # noqa: E402,F401
+    _create_scaling_case,
+    _create_scaling_models_optimizers,
+)
