@@ -193,3 +193,19 @@ def test_default_generator_and_soc_version():
     torch.npu.manual_seed(5)
     assert g.initial_seed() == 5
     assert torch.npu.get_soc_version() == torch_npu._C._npu_get_soc_version() == 220
+
+
+@pytest.mark.parametrize("mark,inside", [("enable", True), ("disable", False)])
+def test_deterministic_with_backward_switches_in_forward_and_back_in_backward(mark, inside):
+    before = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(not inside)
+    try:
+        x = torch.ones(2, 2, device="npu", requires_grad=True)
+        y = getattr(torch.npu, f"{mark}_deterministic_with_backward")(x * 2)
+        assert torch.are_deterministic_algorithms_enabled() is inside
+        assert torch.equal(y.detach().cpu(), torch.full((2, 2), 2.0))
+        (y * 3).sum().backward()
+        assert torch.are_deterministic_algorithms_enabled() is (not inside)
+        assert torch.equal(x.grad.cpu(), torch.full((2, 2), 6.0))
+    finally:
+        torch.use_deterministic_algorithms(before)

@@ -67,10 +67,6 @@ from npu_emu.npu.random import (  # noqa: E402
     set_rng_state_all,
 )
 from npu_emu.npu import random  # noqa: E402
-from npu_emu.npu.random import default_generators, get_default_generator  # noqa: E402,F401  (torch_npu's names)
-from npu_emu.npu.soc_version import get_soc_version  # noqa: E402,F401
-from npu_emu.npu import backends  # noqa: E402
-from npu_emu.npu.backends import *  # noqa: E402,F401,F403  (SDPA switches)
 
 __all__ += ["random"] + [n for n in random.__all__ if n != "default_generators"]
 
@@ -108,9 +104,16 @@ from npu_emu.npu.allocator import *  # noqa: E402,F401,F403
 from npu_emu.npu import hardware_only as _hardware_only  # noqa: E402
 from npu_emu.npu.hardware_only import *  # noqa: E402,F401,F403
 from npu_emu.npu.memory import get_per_process_memory_fraction  # noqa: E402
+from npu_emu.npu.random import default_generators, get_default_generator  # noqa: E402,F401  (torch_npu's names)
+from npu_emu.npu.soc_version import get_soc_version  # noqa: E402,F401
+from npu_emu.npu import backends  # noqa: E402
+from npu_emu.npu.backends import *  # noqa: E402,F401,F403  (SDPA switches)
+from npu_emu.npu import deterministic as _deterministic  # noqa: E402
+from npu_emu.npu.deterministic import *  # noqa: E402,F401,F403
 
 __all__ += sorted(set(utils.__all__ + _tensor_types.__all__ + _options.__all__ + graphs.__all__
-                      + _host_memory.__all__ + _allocator.__all__ + _hardware_only.__all__) - set(__all__))
+                      + _host_memory.__all__ + _allocator.__all__ + _hardware_only.__all__
+                      + _deterministic.__all__) - set(__all__))
 
 
 def __getattr__(name: str) -> type:

@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 from npu_emu.npu.not_supported import refuse, refusing
 
 __all__ = ["ExternalEvent", "NpuGraphOpHandler", "SyncLaunchStream", "are_compatible_impl_enabled",
-           "disable_deterministic_with_backward", "enable_deterministic_with_backward", "get_device_limit",
+           "get_device_limit",
            "get_stream_limit", "register_npu_graph_handler", "reset_stream_limit", "restart_device",
            "set_deterministic_level", "set_device_limit", "set_stream_limit", "stop_device",
            "super_kernel_scope_begin", "super_kernel_scope_end", "use_compatible_impl", "utilization"]
@@ -29,10 +29,6 @@ super_kernel_scope_end = refusing("torch.npu.super_kernel_scope_end()", "super k
 register_npu_graph_handler = refusing("torch.npu.register_npu_graph_handler()", "there is no aclgraph capture")
 set_deterministic_level = refusing("torch.npu.set_deterministic_level()",
                                    "use torch.use_deterministic_algorithms(True)")
-enable_deterministic_with_backward = refusing("torch.npu.enable_deterministic_with_backward()",
-                                              "use torch.use_deterministic_algorithms(True)")
-disable_deterministic_with_backward = refusing("torch.npu.disable_deterministic_with_backward()",
-                                               "use torch.use_deterministic_algorithms(False)")
 _compatible_impl = [False]
 
 
