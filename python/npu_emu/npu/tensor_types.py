@@ -20,6 +20,15 @@ TENSOR_TYPES: dict[str, torch.dtype] = {
 }
 
 
+def _npu_device(device: torch.device | str | int | None) -> torch.device:
+    if device is None:
+        return torch.device("npu", torch.npu.current_device())
+    chosen = torch.device("npu", device) if isinstance(device, int) else torch.device(device)
+    if chosen.type != "npu":
+        raise ValueError(f"torch.npu tensor types build npu tensors; device={device!r} is not an npu device")
+    return chosen if chosen.index is not None else torch.device("npu", torch.npu.current_device())
+
+
 class _NpuTensorType(type):
     dtype: torch.dtype
 
@@ -27,8 +36,7 @@ class _NpuTensorType(type):
         return isinstance(obj, torch.Tensor) and obj.device.type == "npu" and obj.dtype == cls.dtype
 
     def __call__(cls, *args: Any, device: torch.device | str | int | None = None) -> torch.Tensor:
-        target = torch.device("npu", torch.npu.current_device() if device is None else torch.device("npu", device).index
-                              if isinstance(device, int) else torch.device(device).index)
+        target = _npu_device(device)
         if not args:
             return torch.empty(0, dtype=cls.dtype, device=target)
         if all(isinstance(a, int) and not isinstance(a, bool) for a in args):

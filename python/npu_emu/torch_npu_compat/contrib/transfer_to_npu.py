@@ -122,15 +122,13 @@ def _on_npu_default(fn: Any) -> Any:
 
 
 def _generator_class() -> type:
-    base = torch.Generator if not getattr(torch.Generator, "_npu_emu_cuda_rewrite", False) else torch.Generator.__base__
+    base = torch.Generator
 
     class _Meta(type(base)):  # type: ignore[misc]
         def __instancecheck__(cls, obj: object) -> bool:
             return isinstance(obj, base)
 
     class Generator(base, metaclass=_Meta):  # type: ignore[misc,valid-type]
-        _npu_emu_cuda_rewrite = True
-
         def __new__(cls, device: Any = "cpu") -> Any:
             return base(to_npu(device))
 
@@ -141,15 +139,13 @@ def _generator_class() -> type:
 def _event_class() -> type:
     """torch.Event(device="cuda") gives an npu event: a plain torch.Event, which
     PyTorch's stream methods require (not a subclass)."""
-    base = torch.Event if not getattr(torch.Event, "_npu_emu_cuda_rewrite", False) else torch.Event.__base__
+    base = torch.Event
 
     class _Meta(type(base)):  # type: ignore[misc]
         def __instancecheck__(cls, obj: object) -> bool:
             return isinstance(obj, base)
 
     class Event(base, metaclass=_Meta):  # type: ignore[misc,valid-type]
-        _npu_emu_cuda_rewrite = True
-
         def __new__(cls, *args: Any, **kwargs: Any) -> Any:
             args = tuple(to_npu(a) if isinstance(a, (str, torch.device)) else a for a in args)
             if "device" in kwargs:
