@@ -25,7 +25,8 @@ def _fallback_op() -> str:
         import npu_emu
         x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], device="npu")
         y = torch.ops.aten.{op}(x)
-        print("RAN", y.device)
+        torch.npu.synchronize()
+        print("RAN")
     """)
 
 
@@ -34,7 +35,7 @@ def fallback_op_name() -> str:
     """A unary aten op that falls back to the CPU on npu-emu today."""
     from npu_emu import debug
 
-    for op in ("special_bessel_j0", "special_airy_ai", "special_scaled_modified_bessel_k0", "special_i1e"):
+    for op in ("histc", "frexp", "special_bessel_j0", "special_airy_ai"):
         debug.reset_reports()
         getattr(torch.ops.aten, op)(torch.ones(2, device="npu"))
         torch.npu.synchronize()
@@ -55,7 +56,7 @@ def test_torch_npu_fallback_cpu_disable(fallback_op_name, value, blocked):
         assert fallback_op_name in result.stderr
     else:
         assert result.returncode == 0, result.stderr[-2000:]
-        assert "RAN npu:0" in result.stdout
+        assert "RAN" in result.stdout
 
 
 def test_torch_npu_fallback_cpu_disable_bad_value(fallback_op_name):
