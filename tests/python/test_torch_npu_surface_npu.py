@@ -209,3 +209,15 @@ def test_deterministic_with_backward_switches_in_forward_and_back_in_backward(ma
         assert torch.equal(x.grad.cpu(), torch.full((2, 2), 6.0))
     finally:
         torch.use_deterministic_algorithms(before)
+
+
+def test_aclnn_allow_hf32_is_the_conv_switch():
+    before = torch.npu.conv.allow_hf32
+    try:
+        torch.npu.conv.allow_hf32 = False
+        assert torch.npu.aclnn.allow_hf32 is False
+        with torch.npu.aclnn.flags(allow_hf32=True):
+            assert torch.npu.conv.allow_hf32 is True and torch.npu.aclnn.allow_hf32 is True
+        assert torch.npu.conv.allow_hf32 is False
+    finally:
+        torch.npu.conv.allow_hf32 = before

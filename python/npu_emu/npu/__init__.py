@@ -109,6 +109,7 @@ from npu_emu.npu.soc_version import get_soc_version  # noqa: E402,F401
 from npu_emu.npu import backends  # noqa: E402
 from npu_emu.npu.backends import *  # noqa: E402,F401,F403  (SDPA switches)
 from npu_emu.npu import deterministic as _deterministic  # noqa: E402
+from npu_emu.npu import aclnn  # noqa: E402,F401
 from npu_emu.npu.deterministic import *  # noqa: E402,F401,F403
 
 __all__ += sorted(set(utils.__all__ + _tensor_types.__all__ + _options.__all__ + graphs.__all__
