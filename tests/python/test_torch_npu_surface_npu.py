@@ -39,8 +39,8 @@ host_memory_stats_as_nested_dict reset_accumulated_host_memory_stats reset_peak_
 set_deterministic_level use_compatible_impl are_compatible_impl_enabled NpuGraphOpHandler
 register_npu_graph_handler super_kernel_scope_begin super_kernel_scope_end npurt
 """.split()
-# Not provided: torch_npu's profiling-marker (mstx) and runtime (npurt) submodules.
-NOT_PROVIDED = {"mstx", "npurt"}
+# Not provided: torch_npu's npurt runtime module.
+NOT_PROVIDED = {"npurt"}
 
 
 def test_every_wheel_name_but_the_profiling_submodules_exists():
@@ -221,3 +221,20 @@ def test_aclnn_allow_hf32_is_the_conv_switch():
         assert torch.npu.conv.allow_hf32 is False
     finally:
         torch.npu.conv.allow_hf32 = before
+
+
+def test_mstx_markers_are_accepted_with_range_ids():
+    first = torch.npu.mstx.range_start("step")
+    second = torch.npu.mstx.range_start("step")
+    assert first > 0 and second != first
+    torch.npu.mstx.range_end(first)
+    pushed = torch.npu.mstx.range_push("outer")
+    assert torch.npu.mstx.range_pop() == pushed
+    with pytest.warns(UserWarning, match="Invalid message"):
+        assert torch.npu.mstx.range_start("") == -1
+
+    @torch.npu.mstx.mstx_range("fn")
+    def double(x):
+        return x * 2
+
+    assert double(3) == 6
