@@ -165,3 +165,15 @@ def test_collect_env_report():
     assert info.cann_version == torch_npu.npu.utils.get_cann_version()
     text = collect_env.get_pretty_env_info()
     assert f"Torch-npu version: {torch_npu.__version__}" in text and "CANN:" in text
+
+
+def test_device_argument_errors_as_torch_npu():
+    from torch_npu.npu import _get_device_index
+
+    assert _get_device_index("npu:0") == 0 and _get_device_index(None, optional=True) == torch.npu.current_device()
+    with pytest.raises(ValueError, match=r"(?s)Expected a npu device, but got: cpu.*ERR00003 PTA invalid value"):
+        torch.npu.synchronize("cpu")
+    with pytest.raises(RuntimeError, match="Invalid device string"):
+        _get_device_index("npu0", optional=True)
+    with pytest.raises(ValueError, match="but got: None"):
+        _get_device_index(None)

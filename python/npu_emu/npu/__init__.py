@@ -110,6 +110,7 @@ from npu_emu.npu import backends  # noqa: E402
 from npu_emu.npu.backends import *  # noqa: E402,F401,F403  (SDPA switches)
 from npu_emu.npu import deterministic as _deterministic  # noqa: E402
 from npu_emu.npu import aclnn  # noqa: E402,F401
+from npu_emu.npu.device import _get_device_index  # noqa: E402,F401
 from npu_emu.npu.mstx import mstx  # noqa: E402,F401  (profiling markers: accepted, recorded nowhere)
 from npu_emu.npu.deterministic import *  # noqa: E402,F401,F403
 

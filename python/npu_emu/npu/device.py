@@ -22,11 +22,20 @@ def _index(device: DeviceLike, optional: bool = True) -> int:
         device = torch.device(device)
     if isinstance(device, torch.device):
         if device.type != "npu":
-            raise ValueError(f"expected an npu device, got {device}")
+            raise ValueError(f"Expected a npu device, but got: {device}" + pta_error(ErrCode.VALUE))
         return current_device() if device.index is None else device.index
     if isinstance(device, int):
         return device
     raise TypeError(f"device must be a torch.device, str, int or None, got {type(device).__name__}")
+
+
+def _get_device_index(device: DeviceLike, optional: bool = False) -> int:
+    """torch_npu.npu._get_device_index: the index `device` names (a device,
+    "npu[:i]" or an int); None is the current device when `optional`."""
+    if device is None and not optional:
+        raise ValueError("Expected a npu device with a specified index or an integer, but got: None"
+                         + pta_error(ErrCode.VALUE))
+    return _index(device)
 
 
 def _check(index: int) -> int:
