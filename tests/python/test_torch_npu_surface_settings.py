@@ -177,3 +177,22 @@ def test_device_argument_errors_as_torch_npu():
         _get_device_index("npu0", optional=True)
     with pytest.raises(ValueError, match="but got: None"):
         _get_device_index(None)
+
+
+def test_device_queries_as_torch_npu(monkeypatch):
+    props = torch.npu.get_device_properties(0)
+    for field in ("major", "minor", "is_multi_gpu_board", "is_integrated", "max_threads_per_multi_processor",
+                  "warp_size", "regs_per_multiprocessor", "gcnArchName"):
+        assert getattr(props, field) is None, field
+    assert props.total_memory > 0 and props.name == torch.npu.get_device_name(0)
+    monkeypatch.delenv("TORCH_NPU_DEVICE_CAPABILITY", raising=False)
+    assert torch.npu.get_device_capability(props.name) is None
+    monkeypatch.setenv("TORCH_NPU_DEVICE_CAPABILITY", "8.0")
+    assert torch.npu.get_device_capability(0) == (8, 0)
+    monkeypatch.setenv("TORCH_NPU_DEVICE_CAPABILITY", "8.a")
+    assert torch.npu.get_device_capability() is None
+    assert torch.npu.can_device_access_peer(0, 0) is False
+    with pytest.raises(AssertionError, match="Invalid device id"):
+        torch.npu.can_device_access_peer(-1, 0)
+    with pytest.raises(AssertionError, match="Invalid peer device id"):
+        torch.npu.can_device_access_peer(0, -1)

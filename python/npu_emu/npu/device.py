@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,8 +96,15 @@ class NPUDeviceProperties:
     cube_core_num: int
     vector_core_num: int
     L2_cache_size: int
-    major: int = 0
-    minor: int = 0
+    # CUDA's fields that have no Ascend meaning: None, as torch_npu.
+    major: None = None
+    minor: None = None
+    is_multi_gpu_board: None = None
+    is_integrated: None = None
+    max_threads_per_multi_processor: None = None
+    warp_size: None = None
+    regs_per_multiprocessor: None = None
+    gcnArchName: None = None  # noqa: N815  (torch's field name)
 
     @property
     def multi_processor_count(self) -> int:
@@ -114,9 +122,14 @@ def get_device_properties(device: DeviceLike = None) -> NPUDeviceProperties:
     return NPUDeviceProperties(**props)
 
 
-def get_device_capability(device: DeviceLike = None) -> None:
-    """Ascend devices have no CUDA-style compute capability (torch_npu: None)."""
-    _check(_index(device))
+def get_device_capability(device: Any = None) -> tuple[int, int] | None:
+    """Ascend devices have no CUDA-style compute capability: None, for any
+    device argument (torch_npu), unless TORCH_NPU_DEVICE_CAPABILITY="X.Y"
+    declares one for libraries that ask."""
+    declared = os.environ.get("TORCH_NPU_DEVICE_CAPABILITY", "")
+    major, dot, minor = declared.partition(".")
+    if dot and major.isdigit() and minor.isdigit():
+        return int(major), int(minor)
     return None
 
 
@@ -127,8 +140,15 @@ def mem_get_info(device: DeviceLike = None) -> tuple[int, int]:
 
 
 def can_device_access_peer(device: DeviceLike, peer: DeviceLike) -> bool:
-    a, b = _check(_index(device)), _check(_index(peer))
-    return a != b  # every emulated device pair shares the host's memory
+    """True for two different visible devices (they share the host's memory);
+    torch_npu's AssertionErrors for invalid indices."""
+    count = device_count()
+    a, b = _index(device), _index(peer)
+    if not 0 <= a < count:
+        raise AssertionError(f"Invalid device id {a}; valid ids are 0..{count - 1}" + pta_error(ErrCode.VALUE))
+    if not 0 <= b < count:
+        raise AssertionError(f"Invalid peer device id {b}; valid ids are 0..{count - 1}" + pta_error(ErrCode.VALUE))
+    return a != b
 
 
 class device:
