@@ -90,7 +90,7 @@ std::vector<HiddenWriteBack> stage_hidden_writes(const c10::OperatorHandle& op, 
 void admit_fallback(const std::string& name) {
   switch (fallback_mode()) {
     case FallbackMode::Error:
-      TORCH_CHECK(false, name, " has no native npu kernel and NPU_EMU_FALLBACK=error forbids the CPU fallback");
+      TORCH_CHECK(false, name, " has no native npu kernel and ", fallback_forbidden_by(), " forbids the CPU fallback");
     case FallbackMode::Warn:
       warn_once(name);
       break;

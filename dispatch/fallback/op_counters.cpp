@@ -30,6 +30,7 @@ struct Counters {
   std::map<std::string, int64_t> fallback;
   std::map<std::string, std::atomic<int64_t>> native;
   std::optional<FallbackMode> mode;
+  std::string forbidden_by = "NPU_EMU_FALLBACK=error";  // the setting that chose Error
 };
 
 Counters& counters() {
@@ -45,14 +46,33 @@ FallbackMode fallback_mode() {
   if (!c.mode) {
     const char* env = std::getenv("NPU_EMU_FALLBACK");
     c.mode = parse_mode(env ? env : "");
+    // torch_npu's switch, for scripts written for it: honoured when npu-emu's
+    // own setting is absent.
+    const char* torch_npu_env = std::getenv("TORCH_NPU_FALLBACK_CPU_DISABLE");
+    const std::string disable = torch_npu_env ? torch_npu_env : "";
+    if ((env == nullptr || *env == '\0') && !disable.empty()) {
+      TORCH_CHECK(disable == "0" || disable == "1", "TORCH_NPU_FALLBACK_CPU_DISABLE must be 0 or 1; got '", disable,
+                  "'");
+      if (disable == "1") {
+        c.mode = FallbackMode::Error;
+        c.forbidden_by = "TORCH_NPU_FALLBACK_CPU_DISABLE=1";
+      }
+    }
   }
   return *c.mode;
+}
+
+std::string fallback_forbidden_by() {
+  fallback_mode();
+  std::lock_guard<std::mutex> lock(counters().mutex);
+  return counters().forbidden_by;
 }
 
 void set_fallback_mode(const std::string& mode) {
   const FallbackMode m = parse_mode(mode);
   std::lock_guard<std::mutex> lock(counters().mutex);
   counters().mode = m;
+  counters().forbidden_by = "NPU_EMU_FALLBACK=error";
 }
 
 std::string fallback_mode_name() {

@@ -10,9 +10,13 @@ namespace npu {
 
 enum class FallbackMode { Allow, Warn, Error };
 
-// The mode from NPU_EMU_FALLBACK (allow|warn|error, default warn); throws
-// naming the variable and the allowed values for anything else.
+// The mode from NPU_EMU_FALLBACK (allow|warn|error, default warn), else
+// Error for torch_npu's TORCH_NPU_FALLBACK_CPU_DISABLE=1; throws naming the
+// variable and the allowed values for anything else.
 FallbackMode fallback_mode();
+// The setting that forbids the fallback in Error mode, for error texts:
+// "NPU_EMU_FALLBACK=error" or "TORCH_NPU_FALLBACK_CPU_DISABLE=1".
+std::string fallback_forbidden_by();
 void set_fallback_mode(const std::string& mode);
 std::string fallback_mode_name();
 

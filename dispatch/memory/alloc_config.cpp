@@ -85,6 +85,20 @@ void parse_gc_threshold(AllocatorConfig& cfg, const std::string& key, const std:
   cfg.garbage_collection_threshold = v;
 }
 
+void parse_memory_fraction(AllocatorConfig& cfg, const std::string& key, const std::string& value) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != value.size() || !(v >= 0.0 && v <= 1.0)) {
+    bad_value(key, value, "a number between 0.0 and 1.0");
+  }
+  cfg.per_process_memory_fraction = v;
+}
+
 std::size_t parse_division(const std::string& key, const std::string& text, const std::string& whole) {
   const auto v = parse_uint(text);
   if (!v || (*v != 0 && !is_power_of_two(*v))) {
@@ -192,10 +206,13 @@ AllocatorConfig parse_allocator_config(const std::string& text) {
       cfg.expandable_segments = parse_bool(key, value);
     } else if (key == "base_addr_aligned_kb") {
       parse_aligned_kb(cfg, key, value);
+    } else if (key == "per_process_memory_fraction") {
+      parse_memory_fraction(cfg, key, value);
     } else {
       throw std::invalid_argument("Unrecognized CachingAllocator option: " + key +
                                   "; allowed options: max_split_size_mb, garbage_collection_threshold, "
-                                  "roundup_power2_divisions, expandable_segments, base_addr_aligned_kb");
+                                  "roundup_power2_divisions, expandable_segments, base_addr_aligned_kb, "
+                                  "per_process_memory_fraction");
     }
   }
   return cfg;

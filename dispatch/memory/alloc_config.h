@@ -5,12 +5,13 @@
 // Syntax: comma-separated "key:value" pairs, e.g.
 //   max_split_size_mb:128,garbage_collection_threshold:0.6,
 //   roundup_power2_divisions:[256:1,512:2,>:4],expandable_segments:False,
-//   base_addr_aligned_kb:16
+//   base_addr_aligned_kb:16,per_process_memory_fraction:0.5
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace npu::memory {
@@ -37,6 +38,10 @@ struct AllocatorConfig {
   // PYTORCH_NO_NPU_MEMORY_CACHING=1: every block is its own device
   // allocation, returned to the device as soon as it is free.
   bool caching_enabled = true;
+  // torch_npu's per_process_memory_fraction: the share [0, 1] of the device
+  // capacity this process may reserve, as if set_per_process_memory_fraction
+  // had been called before the first allocation; unset: the whole device.
+  std::optional<double> per_process_memory_fraction;
 };
 
 // Parses one configuration string. Throws std::invalid_argument naming the

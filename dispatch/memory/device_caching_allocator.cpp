@@ -101,6 +101,15 @@ bool DeviceCachingAllocator::free_live(void* ptr) {
 
 Block* DeviceCachingAllocator::allocate(std::size_t size, aclrtStream stream) {
   const AllocatorConfig& cfg = allocator_config();
+  if (!configured_fraction_applied_) {
+    // PYTORCH_NPU_ALLOC_CONF's per_process_memory_fraction acts as a call to
+    // set_per_process_memory_fraction before the first allocation (an
+    // earlier explicit call wins).
+    configured_fraction_applied_ = true;
+    if (cfg.per_process_memory_fraction && !allowed_max_) {
+      allowed_max_ = static_cast<std::size_t>(*cfg.per_process_memory_fraction * static_cast<double>(device_capacity()));
+    }
+  }
   process_events();
   const std::size_t rounded = round_size(size, cfg);
   BlockPool* pool = is_small(rounded) ? &small_blocks_ : &large_blocks_;

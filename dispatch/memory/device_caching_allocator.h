@@ -156,6 +156,7 @@ class DeviceCachingAllocator {
   EventPool events_;
   std::size_t reserved_ = 0;                   // bytes obtained with aclrtMalloc
   std::optional<std::size_t> allowed_max_;     // set_per_process_memory_fraction
+  bool configured_fraction_applied_ = false;   // the config's fraction, at the first malloc
   std::optional<std::size_t> capacity_;        // device total, asked once
 };
 

@@ -2,6 +2,7 @@
 // snapshot, limits and raw allocations, for torch.npu.memory. Thin: the logic
 // lives in memory/. Errors go through torch's translation, so an OOM is
 // torch.OutOfMemoryError in Python.
+#include <ATen/core/CachingHostAllocator.h>
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/utils/pybind.h>
 
@@ -97,12 +98,51 @@ py::dict config_dict(const memory::AllocatorConfig& c) {
   d["expandable_segments"] = c.expandable_segments;
   d["base_addr_aligned_kb"] = c.base_addr_aligned_kb;
   d["caching_enabled"] = c.caching_enabled;
+  d["per_process_memory_fraction"] = c.per_process_memory_fraction
+                                         ? py::object(py::float_(*c.per_process_memory_fraction))
+                                         : py::object(py::none());
+  return d;
+}
+
+py::dict duration_dict(const c10::CachingAllocator::DurationStat& s) {
+  py::dict d;
+  d["total"] = s.total;
+  d["max"] = s.max;
+  d["min"] = s.min;
+  d["count"] = s.count;
+  d["avg"] = s.count == 0 ? 0 : s.total / s.count;
+  return d;
+}
+
+// The pinned host allocator's statistics (pinned_allocator.cpp), nested like
+// torch.cuda's _cuda_hostMemoryStats.
+py::dict host_memory_stats() {
+  const at::HostStats s = at::getHostAllocator(c10::DeviceType::PrivateUse1)->get_stats();
+  py::dict d;
+  d["active_requests"] = stat_dict(s.active_requests);
+  d["active_bytes"] = stat_dict(s.active_bytes);
+  d["allocations"] = stat_dict(s.allocations);
+  d["allocated_bytes"] = stat_dict(s.allocated_bytes);
+  d["host_alloc_time"] = duration_dict(s.host_alloc_time);
+  d["host_free_time"] = duration_dict(s.host_free_time);
+  d["num_host_alloc"] = s.num_host_alloc;
+  d["num_host_free"] = s.num_host_free;
   return d;
 }
 
 }  // namespace
 
 void bind_memory(py::module& m) {
+  m.def("_npu_host_memory_stats", torch::wrap_pybind_function(&host_memory_stats));
+  m.def("_npu_reset_accumulated_host_memory_stats", torch::wrap_pybind_function([] {
+          at::getHostAllocator(c10::DeviceType::PrivateUse1)->reset_accumulated_stats();
+        }));
+  m.def("_npu_reset_peak_host_memory_stats", torch::wrap_pybind_function([] {
+          at::getHostAllocator(c10::DeviceType::PrivateUse1)->reset_peak_stats();
+        }));
+  m.def("_npu_host_empty_cache", torch::wrap_pybind_function([] {
+          at::getHostAllocator(c10::DeviceType::PrivateUse1)->empty_cache();
+        }));
   m.def("_npu_memory_stats", torch::wrap_pybind_function(&memory_stats));
   m.def("_npu_memory_snapshot", torch::wrap_pybind_function(&memory_snapshot));
   m.def("_npu_reset_peak_memory_stats", torch::wrap_pybind_function([](int device) {

@@ -17,7 +17,7 @@ def test_defaults():
     cfg = parse("")
     assert cfg == {"max_split_size": None, "garbage_collection_threshold": 0.0,
                    "roundup_power2_divisions": [0] * 16, "expandable_segments": False,
-                   "base_addr_aligned_kb": 16, "caching_enabled": True}
+                   "base_addr_aligned_kb": 16, "caching_enabled": True, "per_process_memory_fraction": None}
 
 
 def test_every_key_parses():

@@ -203,7 +203,7 @@ def test_device_argument_forms_and_bad_device():
         torch.npu.memory_allocated(torch.device("npu", 0))
     with pytest.raises(RuntimeError, match="Invalid NPU device index 7"):
         torch.npu.memory_allocated(7)
-    with pytest.raises(ValueError, match="expected an npu device"):
+    with pytest.raises(ValueError, match="Expected a npu device, but got: cpu"):
         torch.npu.memory_stats("cpu")
 
 

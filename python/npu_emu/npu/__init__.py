@@ -89,6 +89,36 @@ from npu_emu.npu.storage import *  # noqa: E402,F401,F403  (torch.npu.FloatStora
 __all__ += _storage.__all__
 
 
+from npu_emu.npu import utils  # noqa: E402
+from npu_emu.npu.utils import *  # noqa: E402,F401,F403  (StreamContext, get_cann_version, ...)
+from npu_emu.npu import tensor_types as _tensor_types  # noqa: E402
+from npu_emu.npu.tensor_types import *  # noqa: E402,F401,F403  (torch.npu.FloatTensor ...)
+from npu_emu.npu import options as _options  # noqa: E402
+from npu_emu.npu.options import *  # noqa: E402,F401,F403
+from npu_emu.npu import graphs  # noqa: E402
+from npu_emu.npu.graphs import *  # noqa: E402,F401,F403
+from npu_emu.npu import host_memory as _host_memory  # noqa: E402
+from npu_emu.npu.host_memory import *  # noqa: E402,F401,F403
+from npu_emu.npu import allocator as _allocator  # noqa: E402
+from npu_emu.npu.allocator import *  # noqa: E402,F401,F403
+from npu_emu.npu import hardware_only as _hardware_only  # noqa: E402
+from npu_emu.npu.hardware_only import *  # noqa: E402,F401,F403
+from npu_emu.npu.memory import get_per_process_memory_fraction  # noqa: E402
+from npu_emu.npu.random import default_generators, get_default_generator  # noqa: E402,F401  (torch_npu's names)
+from npu_emu.npu.soc_version import get_soc_version  # noqa: E402,F401
+from npu_emu.npu import backends  # noqa: E402
+from npu_emu.npu.backends import *  # noqa: E402,F401,F403  (SDPA switches)
+from npu_emu.npu import deterministic as _deterministic  # noqa: E402
+from npu_emu.npu import aclnn  # noqa: E402,F401
+from npu_emu.npu.device import _get_device_index  # noqa: E402,F401
+from npu_emu.npu.mstx import mstx  # noqa: E402,F401  (profiling markers: accepted, recorded nowhere)
+from npu_emu.npu.deterministic import *  # noqa: E402,F401,F403
+
+__all__ += sorted(set(utils.__all__ + _tensor_types.__all__ + _options.__all__ + graphs.__all__
+                      + _host_memory.__all__ + _allocator.__all__ + _hardware_only.__all__
+                      + _deterministic.__all__ + ["mstx"]) - set(__all__))
+
+
 def __getattr__(name: str) -> type:
     # torch.compile's inductor asks the device module for its code generators
     # (torch.npu.Scheduling, ...); npu has none yet, see npu_emu.unsupported.

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from npu_emu import _C
+from npu_emu.npu.error_codes import ErrCode, pta_error
 from npu_emu.npu.fork import _check_not_forked, _is_in_bad_fork
 
 DeviceLike = torch.device | str | int | None
@@ -21,18 +23,27 @@ def _index(device: DeviceLike, optional: bool = True) -> int:
         device = torch.device(device)
     if isinstance(device, torch.device):
         if device.type != "npu":
-            raise ValueError(f"expected an npu device, got {device}")
+            raise ValueError(f"Expected a npu device, but got: {device}" + pta_error(ErrCode.VALUE))
         return current_device() if device.index is None else device.index
     if isinstance(device, int):
         return device
     raise TypeError(f"device must be a torch.device, str, int or None, got {type(device).__name__}")
 
 
+def _get_device_index(device: DeviceLike, optional: bool = False) -> int:
+    """torch_npu.npu._get_device_index: the index `device` names (a device,
+    "npu[:i]" or an int); None is the current device when `optional`."""
+    if device is None and not optional:
+        raise ValueError("Expected a npu device with a specified index or an integer, but got: None"
+                         + pta_error(ErrCode.VALUE))
+    return _index(device)
+
+
 def _check(index: int) -> int:
     count = device_count()
     if not 0 <= index < count:
         raise RuntimeError(f"Invalid NPU device index {index}: {count} npu device(s) are visible, "
-                           f"valid indices are 0..{count - 1}")
+                           f"valid indices are 0..{count - 1}" + pta_error(ErrCode.VALUE))
     return index
 
 
@@ -85,8 +96,15 @@ class NPUDeviceProperties:
     cube_core_num: int
     vector_core_num: int
     L2_cache_size: int
-    major: int = 0
-    minor: int = 0
+    # CUDA's fields that have no Ascend meaning: None, as torch_npu.
+    major: None = None
+    minor: None = None
+    is_multi_gpu_board: None = None
+    is_integrated: None = None
+    max_threads_per_multi_processor: None = None
+    warp_size: None = None
+    regs_per_multiprocessor: None = None
+    gcnArchName: None = None  # noqa: N815  (torch's field name)
 
     @property
     def multi_processor_count(self) -> int:
@@ -104,9 +122,14 @@ def get_device_properties(device: DeviceLike = None) -> NPUDeviceProperties:
     return NPUDeviceProperties(**props)
 
 
-def get_device_capability(device: DeviceLike = None) -> None:
-    """Ascend devices have no CUDA-style compute capability (torch_npu: None)."""
-    _check(_index(device))
+def get_device_capability(device: Any = None) -> tuple[int, int] | None:
+    """Ascend devices have no CUDA-style compute capability: None, for any
+    device argument (torch_npu), unless TORCH_NPU_DEVICE_CAPABILITY="X.Y"
+    declares one for libraries that ask."""
+    declared = os.environ.get("TORCH_NPU_DEVICE_CAPABILITY", "")
+    major, dot, minor = declared.partition(".")
+    if dot and major.isdigit() and minor.isdigit():
+        return int(major), int(minor)
     return None
 
 
@@ -117,8 +140,15 @@ def mem_get_info(device: DeviceLike = None) -> tuple[int, int]:
 
 
 def can_device_access_peer(device: DeviceLike, peer: DeviceLike) -> bool:
-    a, b = _check(_index(device)), _check(_index(peer))
-    return a != b  # every emulated device pair shares the host's memory
+    """True for two different visible devices (they share the host's memory);
+    torch_npu's AssertionErrors for invalid indices."""
+    count = device_count()
+    a, b = _index(device), _index(peer)
+    if not 0 <= a < count:
+        raise AssertionError(f"Invalid device id {a}; valid ids are 0..{count - 1}" + pta_error(ErrCode.VALUE))
+    if not 0 <= b < count:
+        raise AssertionError(f"Invalid peer device id {b}; valid ids are 0..{count - 1}" + pta_error(ErrCode.VALUE))
+    return a != b
 
 
 class device:

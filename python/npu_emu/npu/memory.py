@@ -10,14 +10,18 @@ import torch
 
 from npu_emu import _C
 from npu_emu.npu.device import DeviceLike, _check, _index
+from npu_emu.npu.error_codes import ErrCode, pta_error
 
 __all__ = [
     "caching_allocator_alloc", "caching_allocator_delete", "empty_cache", "max_memory_allocated",
     "max_memory_cached", "max_memory_reserved", "memory_allocated", "memory_cached", "memory_reserved",
     "memory_snapshot", "memory_stats", "memory_stats_as_nested_dict", "memory_summary",
     "reset_accumulated_memory_stats", "reset_max_memory_allocated", "reset_max_memory_cached",
-    "reset_peak_memory_stats", "set_per_process_memory_fraction",
+    "reset_peak_memory_stats", "set_per_process_memory_fraction", "get_per_process_memory_fraction",
 ]
+
+# Fractions set with set_per_process_memory_fraction, per device index.
+_fractions: dict[int, float] = {}
 
 
 def _device(device: DeviceLike) -> int:
@@ -100,11 +104,25 @@ def empty_cache() -> None:
 def set_per_process_memory_fraction(fraction: float, device: DeviceLike = None) -> None:
     """Caps the memory this process may reserve on `device` at `fraction` of
     its capacity; allocations beyond it raise torch.OutOfMemoryError."""
-    if not isinstance(fraction, (float, int)) or isinstance(fraction, bool):
-        raise TypeError(f"Invalid type for fraction argument, must be float, got {type(fraction).__name__}")
+    if not isinstance(fraction, float):  # torch_npu and torch.cuda reject ints too
+        raise TypeError(f"Invalid type for fraction argument, must be float, got {type(fraction).__name__}"
+                        + pta_error(ErrCode.TYPE))
     if not 0 <= fraction <= 1:
-        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
-    _C._npu_set_memory_fraction(float(fraction), _device(device))
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1" + pta_error(ErrCode.VALUE))
+    index = _device(device)
+    _C._npu_set_memory_fraction(float(fraction), index)
+    _fractions[index] = float(fraction)
+
+
+def get_per_process_memory_fraction(device: DeviceLike = None) -> float:
+    """The fraction of `device` this process may reserve: the last
+    set_per_process_memory_fraction, else PYTORCH_NPU_ALLOC_CONF's
+    per_process_memory_fraction, else 1.0."""
+    index = _device(device)
+    if index in _fractions:
+        return _fractions[index]
+    configured = _C._npu_allocator_config().get("per_process_memory_fraction")
+    return 1.0 if configured is None else float(configured)
 
 
 def memory_snapshot() -> list[dict[str, Any]]:

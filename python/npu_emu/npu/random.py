@@ -27,6 +27,11 @@ def _generator(device: DeviceLike = None) -> torch.Generator:
     return _generators[index]
 
 
+def get_default_generator(device: DeviceLike = None) -> torch.Generator:
+    """The default generator of `device` (torch_npu.npu.get_default_generator)."""
+    return _generator(device)
+
+
 def __getattr__(name: str):
     # torch.npu.default_generators, as torch.cuda.default_generators: one per
     # visible device (computed on access: the count is the driver's).

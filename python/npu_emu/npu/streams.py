@@ -3,9 +3,6 @@ torch.Stream / torch.Event, which reach the backend's DeviceGuardImpl."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-
 import torch
 
 from npu_emu import _C
@@ -37,7 +34,8 @@ class Stream(torch.Stream):
         return hash((self.stream_id, self.device_index))
 
     def __repr__(self) -> str:
-        return f"<torch_npu.npu.Stream device=npu:{self.device_index} stream_id={self.stream_id}>"
+        # torch_npu's form: the device and the ACL stream handle.
+        return f"<torch_npu.npu.Stream device={self.device} npu_stream={self.npu_stream:#x}>"
 
 
 class ExternalStream(Stream):
@@ -66,22 +64,35 @@ def set_stream(stream: torch.Stream | None) -> None:
     torch.accelerator.set_stream(stream)
 
 
-@contextlib.contextmanager
-def stream(stream: torch.Stream | None) -> Iterator[None]:
+class StreamContext:
+    """Makes `stream` current on its device for a `with` block, restoring the
+    previous current device and stream after it; a no-op for None."""
+
+    def __init__(self, stream: torch.Stream | None) -> None:
+        self.stream = stream
+        self._prev_device: int | None = None
+        self._prev_stream: torch.Stream | None = None
+
+    def __enter__(self) -> torch.Stream | None:
+        if self.stream is None:
+            return None
+        index = self.stream.device_index
+        self._prev_device = torch.npu.current_device()
+        self._prev_stream = torch.accelerator.current_stream(torch.device("npu", index))
+        torch.npu.set_device(index)
+        torch.accelerator.set_stream(self.stream)
+        return self.stream
+
+    def __exit__(self, *exc: object) -> None:
+        if self.stream is None or self._prev_stream is None or self._prev_device is None:
+            return
+        torch.accelerator.set_stream(self._prev_stream)
+        torch.npu.set_device(self._prev_device)
+
+
+def stream(stream: torch.Stream | None) -> StreamContext:
     """Makes `stream` current on its device for the block (None: no change)."""
-    if stream is None:
-        yield
-        return
-    index = stream.device_index
-    prev_device = torch.npu.current_device()
-    prev_stream = torch.accelerator.current_stream(torch.device("npu", index))
-    torch.npu.set_device(index)
-    torch.accelerator.set_stream(stream)
-    try:
-        yield
-    finally:
-        torch.accelerator.set_stream(prev_stream)
-        torch.npu.set_device(prev_device)
+    return StreamContext(stream)
 
 
 class _NpuEventType(type):

@@ -22,3 +22,15 @@ def _autoload() -> None:
     """The real torch_npu's `torch.backends` entry point, when that package is
     installed but this module answers for it (NPU_EMU_TORCH_NPU=compat):
     importing this module already activated npu-emu's backend."""
+
+
+from npu_emu.torch_npu_compat import _aliases  # noqa: E402,F401  (import torch_npu.npu[.amp|.utils])
+from npu_emu.torch_npu_compat import _C, contrib, optim, utils  # noqa: E402,F401
+from npu_emu.torch_npu_compat import version  # noqa: E402,F401
+from npu_emu.npu.utils import (  # noqa: E402,F401  (torch_npu's top-level aliases)
+    obfuscation_calculate,
+    obfuscation_finalize,
+    obfuscation_initialize,
+    set_op_timeout_ms,
+)
+from npu_emu.npu.hardware_only import super_kernel_scope_begin, super_kernel_scope_end  # noqa: E402,F401
