@@ -2,7 +2,10 @@
 // (ops/table/pad.yaml names each with `impl:`): reflection_pad2d forward and
 // the 2-d reflection and 2-d/3-d replication backwards. The argument checks
 // are CPU's (ATen's padding::check_valid_input, then the pad sizes); the
-// structured pads are generated from the table.
+// structured pads are generated from the table, except the three whose CPU
+// kernels re-lay the output after the meta function (replication_pad2d/3d,
+// reflection_pad3d: channels_last in, channels_last out).
+#include <ATen/ATen.h>
 #include <ATen/native/Padding.h>
 
 #include <string>
@@ -79,6 +82,53 @@ at::Tensor reflection_pad2d(const at::Tensor& self, c10::SymIntArrayRef padding)
   if (out.numel() > 0) NPU_RUN(aclnnReflectionPad2d, self, pad, out);
   return out;
 }
+
+namespace {
+
+// A meta tensor with self's sizes and strides: PyTorch's structured meta
+// function of a pad runs on it, so the arguments are checked with CPU's
+// messages and the padded shape comes out, without touching npu data.
+at::Tensor meta_probe(const at::Tensor& self) {
+  return at::empty_strided(self.sizes(), self.strides(), self.options().device(at::kMeta));
+}
+
+// CPU's kernels of these pads re-lay their output (a given out= too) in the
+// input's suggested memory format after the meta function, which leaves it
+// contiguous: a channels_last input gives a channels_last result.
+at::Tensor& relaid_out(at::Tensor& out, const char* name, const at::Tensor& self, at::IntArrayRef shape) {
+  TORCH_CHECK(out.dtype() == self.dtype(), "Expected out tensor to have dtype ", self.dtype(), ", but got ",
+              out.dtype(), " instead");
+  TORCH_CHECK(out.device() == self.device(), name, ": expected out on ", self.device(), ", got ", out.device());
+  out.resize_(shape, layout_of(self));
+  return out;
+}
+
+}  // namespace
+
+#define NPU_EMU_RELAID_PAD(op, aclnn, meta_call)                                                           \
+  at::Tensor& op##_out(const at::Tensor& self, c10::SymIntArrayRef padding, at::Tensor& out) {          \
+    const auto shape = meta_call(meta_probe(self), padding).sizes().vec();                              \
+    if (!npu::run_native(caps::aclnn, #op ".out", npu::table::operand_dtypes(self.scalar_type(), self))) { \
+      return npu::fallback_call<at::Tensor&>(#op ".out", self, padding, out);                           \
+    }                                                                                                   \
+    relaid_out(out, #op, self, shape);                                                                  \
+    if (out.numel() > 0) NPU_RUN(aclnn, self, C10_AS_INTARRAYREF_SLOW(padding), out);                   \
+    return out;                                                                                         \
+  }                                                                                                     \
+  at::Tensor op(const at::Tensor& self, c10::SymIntArrayRef padding) {                                  \
+    const auto shape = meta_call(meta_probe(self), padding).sizes().vec();                              \
+    if (!npu::run_native(caps::aclnn, #op, npu::table::operand_dtypes(self.scalar_type(), self))) {      \
+      return npu::fallback_call<at::Tensor>(#op, self, padding);                                        \
+    }                                                                                                   \
+    at::Tensor out = at::empty(shape, self.options().memory_format(layout_of(self)));                   \
+    if (out.numel() > 0) NPU_RUN(aclnn, self, C10_AS_INTARRAYREF_SLOW(padding), out);                   \
+    return out;                                                                                         \
+  }
+
+NPU_EMU_RELAID_PAD(replication_pad2d, aclnnReplicationPad2d, at::replication_pad2d_symint)
+NPU_EMU_RELAID_PAD(replication_pad3d, aclnnReplicationPad3d, at::replication_pad3d_symint)
+NPU_EMU_RELAID_PAD(reflection_pad3d, aclnnReflectionPad3d, at::reflection_pad3d_symint)
+#undef NPU_EMU_RELAID_PAD
 
 namespace {
 
