@@ -131,9 +131,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   // that composite computes the result on npu and copy_s it into out, on
   // whatever device out is (a CPU out was filled silently). Through the
   // fallback they run CPU's kernel, after the written-argument device check.
-  // mode.values: its composite refuses every device but CPU, CUDA and XPU
-  // (the functional mode already reaches the fallback).
-  for (const char* op : {"_stack.out", "mode.values"}) {
+  for (const char* op : {"_stack.out"}) {
     m.impl(op, torch::CppFunction::makeFromBoxedFunction<&npu_cpu_fallback>());
   }
 }

@@ -426,3 +426,9 @@ def test_mode_out_of_another_dtype_is_refused_as_on_cpu():
     with pytest.raises(RuntimeError, match="expected scalar type .* but got .* for values"):
         torch.mode(src.npu(), 1, out=(torch.empty(0, dtype=torch.float64, device="npu"),
                                       torch.empty(0, dtype=torch.long, device="npu")))
+
+
+def test_mode_out_on_another_device_is_refused_as_on_cpu():
+    src = torch.tensor([[1.0, 2.0, 2.0]], device="npu")
+    with pytest.raises(RuntimeError, match="expected device .* but got .* for values"):
+        torch.mode(src, 1, out=(torch.empty(0), torch.empty(0, dtype=torch.long, device="npu")))
