@@ -59,17 +59,31 @@ bool in_format(const at::Tensor& t, Format f) {
   return f != Format::Undefined && has_private_format(t) && storage_desc(t).npu_format == f;
 }
 
+// The memory format CPU gives a convolution's activations (output,
+// grad_input): channels-last when the input or the weight is, as its oneDNN
+// and slow 2-d kernels decide; 3-d convolutions only through oneDNN (float,
+// bfloat16), CPU's slow 3-d kernels (double, half) give contiguous results.
+at::MemoryFormat conv_memory_format(const at::Tensor& input, const at::Tensor& weight) {
+  const bool onednn_3d = input.scalar_type() == at::kFloat || input.scalar_type() == at::kBFloat16;
+  const at::MemoryFormat channels_last = input.dim() == 4                ? at::MemoryFormat::ChannelsLast
+                                         : input.dim() == 5 && onednn_3d ? at::MemoryFormat::ChannelsLast3d
+                                                                         : at::MemoryFormat::Contiguous;
+  if (channels_last == at::MemoryFormat::Contiguous) return channels_last;
+  const bool either = input.suggest_memory_format() == channels_last || weight.suggest_memory_format() == channels_last;
+  return either ? channels_last : at::MemoryFormat::Contiguous;
+}
+
 // A result shaped `sizes` in the format torch_npu gives it: `like`'s
 // activation format when `like` is in it (and internal formats are allowed),
-// else a base-format tensor in `like`'s suggested memory format.
-at::Tensor new_activation(at::IntArrayRef sizes, const at::Tensor& like) {
+// else a base-format tensor in CPU's memory format for `like` and `weight`.
+at::Tensor new_activation(at::IntArrayRef sizes, const at::Tensor& like, const at::Tensor& weight) {
   const Format blocked = activation_format(like.dim());
   if (in_format(like, blocked) && allow_internal_format()) {
     const FormatReason reason("aten::convolution", "a convolution result takes its NC1HWC0/NDC1HWC0 input's format "
                                                    "when allow_internal_format is on");
     return empty_with_format(sizes, like.scalar_type(), like.device(), blocked);
   }
-  return at::empty(sizes, like.options().memory_format(like.suggest_memory_format()));
+  return at::empty(sizes, like.options().memory_format(conv_memory_format(like, weight)));
 }
 
 std::vector<int64_t> ints(c10::SymIntArrayRef v) {
@@ -147,7 +161,7 @@ at::Tensor launch_forward(const at::Tensor& input, const at::Tensor& weight, con
   const std::vector<int64_t> sizes = output_sizes(input, weight, a);
   const at::Tensor in = as_entry_takes(input, activation_format(input.dim()));
   const at::Tensor w = as_entry_takes(weight, weight_format(weight.dim()));
-  at::Tensor out = new_activation(sizes, in);
+  at::Tensor out = new_activation(sizes, in, weight);
   NPU_RUN(aclnnConvolution, in, w, bias, at::IntArrayRef(a.stride), at::IntArrayRef(a.padding),
           at::IntArrayRef(a.dilation), a.transposed, at::IntArrayRef(a.output_padding), a.groups, out,
           kCubeMathType);
@@ -162,7 +176,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> launch_backward(const at::Tensor&
   const at::Tensor in = as_entry_takes(input, blocked);
   const at::Tensor w = as_entry_takes(weight, weight_format(weight.dim()));
   at::Tensor grad_input, grad_weight, grad_bias;
-  if (output_mask[0]) grad_input = new_activation(input.sizes(), in);
+  if (output_mask[0]) grad_input = new_activation(input.sizes(), in, weight);
   // The weight's gradient is base-format (contiguous) whatever the weight's format.
   if (output_mask[1]) {
     grad_weight = at::empty(weight.sizes(), weight.options().memory_format(at::MemoryFormat::Contiguous));

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <ATen/Context.h>
+
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/op_runner.h"
@@ -44,10 +46,20 @@ at::MemoryFormat layout_of(const at::Tensor& self, int64_t rank) {
   return rank == 2 && self.dim() == 4 ? self.suggest_memory_format() : at::MemoryFormat::Contiguous;
 }
 
+// CPU's kernels scatter through the indices, so duplicate indices make the
+// result depend on the order of the writes; under
+// torch.use_deterministic_algorithms(True) CPU raises (or warns) with this op
+// name before anything else, and so does npu.
+void alert_nondeterministic(int64_t rank) {
+  at::globalContext().alertNotDeterministic(rank == 2 ? "max_unpooling2d_forward_out"
+                                                      : "max_unpooling3d_forward_out");
+}
+
 }  // namespace
 
 at::Tensor& max_unpool2d_out(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size,
                              at::Tensor& out) {
+  alert_nondeterministic(2);
   const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
   const auto shape = unpooled_shape("max_unpool2d", self, indices, size, 2);
   if (!npu::run_native(caps::aclnnMaxUnpool2d, "max_unpool2d.out",
@@ -61,6 +73,7 @@ at::Tensor& max_unpool2d_out(const at::Tensor& self, const at::Tensor& indices, 
 }
 
 at::Tensor max_unpool2d(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size) {
+  alert_nondeterministic(2);
   const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
   const auto shape = unpooled_shape("max_unpool2d", self, indices, size, 2);
   if (!npu::run_native(caps::aclnnMaxUnpool2d, "max_unpool2d",
@@ -74,6 +87,7 @@ at::Tensor max_unpool2d(const at::Tensor& self, const at::Tensor& indices, c10::
 
 at::Tensor& max_unpool3d_out(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size,
                              at::IntArrayRef stride, at::IntArrayRef padding, at::Tensor& out) {
+  alert_nondeterministic(3);
   const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
   check_3d_args(stride, padding);
   const auto shape = unpooled_shape("max_unpool3d", self, indices, size, 3);
@@ -89,6 +103,7 @@ at::Tensor& max_unpool3d_out(const at::Tensor& self, const at::Tensor& indices, 
 
 at::Tensor max_unpool3d(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size,
                         at::IntArrayRef stride, at::IntArrayRef padding) {
+  alert_nondeterministic(3);
   const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
   check_3d_args(stride, padding);
   const auto shape = unpooled_shape("max_unpool3d", self, indices, size, 3);

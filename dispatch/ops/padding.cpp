@@ -2,8 +2,14 @@
 // (ops/table/pad.yaml names each with `impl:`): reflection_pad2d forward and
 // the 2-d reflection and 2-d/3-d replication backwards. The argument checks
 // are CPU's (ATen's padding::check_valid_input, then the pad sizes); the
-// structured pads are generated from the table.
+// structured pads are generated from the table, except the three whose CPU
+// kernels re-lay the output after the meta function (replication_pad2d/3d,
+// reflection_pad3d: channels_last in, channels_last out).
+#include <ATen/ATen.h>
 #include <ATen/native/Padding.h>
+#include <ATen/ops/reflection_pad3d_meta.h>
+#include <ATen/ops/replication_pad2d_meta.h>
+#include <ATen/ops/replication_pad3d_meta.h>
 
 #include <string>
 #include <vector>
@@ -30,8 +36,10 @@ std::vector<int64_t> padded_shape(const char* name, const at::Tensor& self, at::
     const int64_t dim = nd - 1 - i;  // padding lists the last dim first
     const int64_t before = padding[2 * i], after = padding[2 * i + 1], in = self.size(dim);
     if (reflect) {
-      TORCH_CHECK(before < in && after < in, name, ": padding (", before, ", ", after,
-                  ") must be below the size of dim ", dim, " of input ", self.sizes());
+      // CPU's words (PyTorch's tests match them).
+      TORCH_CHECK(before < in && after < in, "Argument #4: Padding size should be less than the corresponding "
+                  "input dimension, but got: padding (", before, ", ", after, ") at dimension ", dim, " of input ",
+                  self.sizes());
     }
     shape[dim] = in + before + after;
     TORCH_CHECK(shape[dim] >= 1, name, ": input ", self.sizes(), " padded by ", padding,
@@ -79,6 +87,48 @@ at::Tensor reflection_pad2d(const at::Tensor& self, c10::SymIntArrayRef padding)
   if (out.numel() > 0) NPU_RUN(aclnnReflectionPad2d, self, pad, out);
   return out;
 }
+
+namespace {
+
+// CPU's kernels of these pads re-lay their output (a given out= too) in the
+// input's suggested memory format after the structured meta function (which
+// checks the arguments and leaves the output contiguous): a channels_last
+// input gives a channels_last result.
+void relay_like_input(at::Tensor& out, const at::Tensor& self) {
+  out.resize_(out.sizes(), layout_of(self));
+}
+
+}  // namespace
+
+#define NPU_EMU_RELAID_PAD(op, aclnn)                                                                          \
+  at::Tensor& op##_out(const at::Tensor& self, c10::SymIntArrayRef padding, at::Tensor& out) {                \
+    const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);                                             \
+    if (!npu::run_native(caps::aclnn, #op ".out", npu::table::operand_dtypes(self.scalar_type(), self))) {    \
+      return npu::fallback_call<at::Tensor&>(#op ".out", self, padding, out);                                 \
+    }                                                                                                         \
+    npu::table::Out<at::meta::structured_##op, 1> call(out);                                                  \
+    call.meta(self, pad);                                                                                     \
+    relay_like_input(out, self);                                                                              \
+    if (out.numel() > 0) NPU_RUN(aclnn, self, pad, out);                                                      \
+    return out;                                                                                               \
+  }                                                                                                           \
+  at::Tensor op(const at::Tensor& self, c10::SymIntArrayRef padding) {                                        \
+    const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);                                             \
+    if (!npu::run_native(caps::aclnn, #op, npu::table::operand_dtypes(self.scalar_type(), self))) {           \
+      return npu::fallback_call<at::Tensor>(#op, self, padding);                                              \
+    }                                                                                                         \
+    npu::table::Functional<at::meta::structured_##op, 1> call;                                                \
+    call.meta(self, pad);                                                                                     \
+    at::Tensor out = call.output(0);                                                                          \
+    relay_like_input(out, self);                                                                              \
+    if (out.numel() > 0) NPU_RUN(aclnn, self, pad, out);                                                      \
+    return out;                                                                                               \
+  }
+
+NPU_EMU_RELAID_PAD(replication_pad2d, aclnnReplicationPad2d)
+NPU_EMU_RELAID_PAD(replication_pad3d, aclnnReplicationPad3d)
+NPU_EMU_RELAID_PAD(reflection_pad3d, aclnnReflectionPad3d)
+#undef NPU_EMU_RELAID_PAD
 
 namespace {
 

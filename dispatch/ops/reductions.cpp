@@ -268,4 +268,16 @@ std::tuple<at::Tensor, at::Tensor> std_mean(const at::Tensor& self, at::Optional
   return {var_or_std(self, dim, correction_of(correction), keepdim, true), at::mean(self, dim, keepdim)};
 }
 
+std::tuple<at::Tensor&, at::Tensor&> mode_values(const at::Tensor& self, int64_t dim, bool keepdim,
+                                                 at::Tensor& values, at::Tensor& indices) {
+  // CPU's checks (and words) for outs on another device; the fallback would
+  // otherwise fail later, copying CPU results into them.
+  TORCH_CHECK(values.device() == self.device(), "expected device '", self.device(), "' but got '", values.device(),
+              "' for values output");
+  TORCH_CHECK(indices.device() == self.device(), "expected device '", self.device(), "' but got '",
+              indices.device(), "' for indices output");
+  return npu::fallback_call<std::tuple<at::Tensor&, at::Tensor&>>("mode.values", self, dim, keepdim, values,
+                                                                  indices);
+}
+
 }  // namespace npu::ops

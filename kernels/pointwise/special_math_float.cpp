@@ -110,6 +110,14 @@ float erfcx_positive_float(float x) {
 
 }  // namespace
 
+float erfcx_float(float x) {
+  if (std::isnan(x)) return x;
+  if (x >= 0.0f) return erfcx_positive_float(x);
+  if (x < -26.7f) return kInfF;  // exp(x * x) overflows float
+  const float twice_exp = 2.0f * std::exp(x * x);
+  return x < -6.1f ? twice_exp : twice_exp - erfcx_positive_float(-x);
+}
+
 float log_ndtr_float(float x) {
   const float t = x * 0.707106781186547524401f;  // x / sqrt(2), rounded to float
   if (x < -1.0f) {

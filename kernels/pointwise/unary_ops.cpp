@@ -165,7 +165,7 @@ constexpr bool is_special(UnaryFn op) { return op >= UnaryFn::Acos && op <= Unar
 // Special functions whose float (and float16/bfloat16) results follow CPU's
 // float algorithm rather than the double evaluation (special_math_float.h).
 constexpr bool has_float_form(UnaryFn op) {
-  return op == UnaryFn::Polygamma || op == UnaryFn::I1 || op == UnaryFn::LogNdtr;
+  return op == UnaryFn::Polygamma || op == UnaryFn::I1 || op == UnaryFn::LogNdtr || op == UnaryFn::Erfcx;
 }
 
 // The float special function of such an op, rounded to T; polygamma only
@@ -180,6 +180,8 @@ auto float_form(const UnaryParams& p) {
     };
   } else if constexpr (op == UnaryFn::I1) {
     return [](T x) { return static_cast<T>(sp::bessel_i1_float(static_cast<float>(x))); };
+  } else if constexpr (op == UnaryFn::Erfcx) {
+    return [](T x) { return static_cast<T>(sp::erfcx_float(static_cast<float>(x))); };
   } else {
     static_assert(op == UnaryFn::LogNdtr, "every has_float_form op has a float function");
     return [](T x) { return static_cast<T>(sp::log_ndtr_float(static_cast<float>(x))); };

@@ -247,3 +247,33 @@ def test_grid_sample_reduced_float_is_not_native():
     x, grid = torch.randn(1, 1, 3, 3, dtype=torch.float16), torch.zeros(1, 2, 2, 2, dtype=torch.float16)
     with pytest.raises(NotImplementedError, match="grid_sampler_2d"):
         F.grid_sample(x.to("npu"), grid.to("npu"), align_corners=False)
+
+
+# ---- torch.use_deterministic_algorithms: max_unpool alerts as on CPU -------------
+
+UNPOOL_ALERT_CASES = {
+    "max_unpool1d": (lambda x, i: F.max_unpool1d(x, i, 3, 1), (1, 1, 7), "max_unpooling2d_forward_out"),
+    "max_unpool2d": (lambda x, i: F.max_unpool2d(x, i, 3, 1), (1, 1, 7, 7), "max_unpooling2d_forward_out"),
+    "max_unpool3d": (lambda x, i: F.max_unpool3d(x, i, 3, 1), (1, 1, 4, 4, 4), "max_unpooling3d_forward_out"),
+}
+
+
+@pytest.mark.parametrize("warn_only", [False, True], ids=["error", "warn_only"])
+@pytest.mark.parametrize("case", sorted(UNPOOL_ALERT_CASES))
+def test_max_unpool_alerts_under_deterministic_algorithms_as_cpu(case, warn_only):
+    # Duplicate indices make the scatter order-dependent: CPU alerts, npu must too.
+    fn, shape, name = UNPOOL_ALERT_CASES[case]
+    previous = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())
+    torch.use_deterministic_algorithms(True, warn_only=warn_only)
+    try:
+        for device in ("cpu", "npu"):
+            x = torch.randn(shape, device=device)
+            indices = torch.zeros_like(x, dtype=torch.long)
+            if warn_only:
+                with pytest.warns(UserWarning, match=name):
+                    fn(x, indices)
+            else:
+                with pytest.raises(RuntimeError, match=name):
+                    fn(x, indices)
+    finally:
+        torch.use_deterministic_algorithms(previous[0], warn_only=previous[1])

@@ -400,3 +400,35 @@ def test_fallback_out_takes_the_cpu_kernels_layout(op, layout):
         assert n.device.type == "npu"
         assert n.stride() == c.stride()
         torch.testing.assert_close(n.cpu(), c)
+
+
+# ---- out= ops whose only non-CPU kernel checks for CPU/CUDA/XPU devices ----------------
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.uint8, torch.bfloat16])
+def test_mode_out_matches_cpu(dtype):
+    # PyTorch's mode.values kernel refuses every device but CPU, CUDA and XPU.
+    src = torch.tensor([[1, 2, 2, 3, 3], [4, 4, 1, 1, 0], [5, 6, 7, 7, 7]], dtype=dtype)
+    cpu_values, cpu_indices = torch.empty(0, dtype=dtype), torch.empty(0, dtype=torch.long)
+    torch.mode(src, 1, out=(cpu_values, cpu_indices))
+    values = torch.empty(0, dtype=dtype, device="npu")
+    indices = torch.empty(0, dtype=torch.long, device="npu")
+    result = torch.mode(src.npu(), 1, out=(values, indices))
+    assert result.values is values and result.indices is indices
+    assert torch.equal(values.cpu(), cpu_values)
+    assert torch.equal(indices.cpu(), cpu_indices)
+
+
+def test_mode_out_of_another_dtype_is_refused_as_on_cpu():
+    src = torch.tensor([[1.0, 2.0, 2.0]])
+    with pytest.raises(RuntimeError, match="expected scalar type .* but got .* for values"):
+        torch.mode(src, 1, out=(torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.long)))
+    with pytest.raises(RuntimeError, match="expected scalar type .* but got .* for values"):
+        torch.mode(src.npu(), 1, out=(torch.empty(0, dtype=torch.float64, device="npu"),
+                                      torch.empty(0, dtype=torch.long, device="npu")))
+
+
+def test_mode_out_on_another_device_is_refused_as_on_cpu():
+    src = torch.tensor([[1.0, 2.0, 2.0]], device="npu")
+    with pytest.raises(RuntimeError, match="expected device .* but got .* for values"):
+        torch.mode(src, 1, out=(torch.empty(0), torch.empty(0, dtype=torch.long, device="npu")))

@@ -308,3 +308,22 @@ def test_repo_upstream_expected_file_parses_with_canonical_keys_and_causes():
     raw_keys = [line.split(": ", 1)[0] for line in path.read_text().splitlines() if line and not line.startswith("#")]
     assert raw_keys == [canonical_id(k) for k in raw_keys]  # written in the NPU form
     assert all(cause.strip() for cause in entries.values())
+
+
+def test_merged_shard_logs_give_the_reports_of_the_whole_run(runs):
+    # A CI runs a file as --shard jobs; --merge builds one report from their output dirs.
+    tmp, _, _ = runs
+    for i in (1, 2, 3):
+        proc = run_cli(["--pytorch-src", "pytorch", "--files", "test_outcomes.py", "--shard", f"{i}/3",
+                        "--expected", "expected.txt", "--output-dir", f"merge-part{i}"], tmp)
+        assert proc.returncode in (0, 1), proc.stderr
+    proc = run_cli(["--pytorch-src", "pytorch", "--files", "test_outcomes.py", "--expected", "expected.txt",
+                    "--merge", "merge-part1", "merge-part2", "merge-part3", "--output-dir", "merged"], tmp)
+    assert proc.returncode in (0, 1), proc.stderr
+    whole, merged = units(tmp / "npu"), units(tmp / "merged")
+    assert {n: u["pytest_outcome"] for n, u in merged.items()} == {n: u["pytest_outcome"] for n, u in whole.items()}
+    assert agreement.check(tmp / "merged") == []
+    totals = json.loads((tmp / "merged" / "report.json").read_text())["totals"]["pytest_outcomes"]
+    assert totals == json.loads((tmp / "npu" / "report.json").read_text())["totals"]["pytest_outcomes"]
+    bad = run_cli(["--pytorch-src", "pytorch", "--files", "test_outcomes.py", "--merge", "no-such-dir"], tmp)
+    assert bad.returncode == 2 and "--merge" in bad.stderr

@@ -92,6 +92,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--report-only", action="store_true",
                    help="run nothing: rebuild the reports (and, with --update-expected, the expected-failures "
                         "file) from the logs an earlier run left in --output-dir")
+    p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="DIR",
+                   help="run nothing: merge the logs that runs of parts of the selection (--shard jobs, files "
+                        "run separately) left in these --output-dirs into --output-dir, then build the reports "
+                        "from them as --report-only does")
     p.add_argument("--cpu-report", type=Path, default=None,
                    help="report.json of a --device cpu run of the same selection: the summary then compares "
                         "pass counts per file, and --update-expected marks the tests CPU fails too")
@@ -282,6 +286,42 @@ def _run_file(src: Path, file: str, args: argparse.Namespace, skips: Path, out: 
     return results + ([_file_error(file, problem)] if problem else [])
 
 
+def merge_logs(dirs: Sequence[Path], files: Sequence[str], out: Path) -> None:
+    """Writes into out/upstream/ each file's logs from the runs in `dirs`
+    that ran it: the plugin's records one after the other, pytest's totals
+    summed (none if some run has none: a crash or interrupt), the runner's
+    problems joined and its wall times added."""
+    for file in files:
+        parts = [d for d in dirs if outcomes_path(d, file).exists()]
+        if not parts:
+            continue
+        lines: list[str] = []
+        totals: dict[str, int] | None = {}
+        problems: list[str] = []
+        wall = 0.0
+        for d in parts:
+            _, part_totals = read_records(outcomes_path(d, file))
+            # Records and start marks in their order (a crash's last start stays last of its part).
+            lines += [line for line in outcomes_path(d, file).read_text(encoding="utf-8").splitlines()
+                      if line.strip() and "pytest_totals" not in line]
+            if totals is not None and part_totals is not None:
+                for k, v in part_totals.items():
+                    totals[k] = totals.get(k, 0) + v
+            else:
+                totals = None
+            state = json.loads(runner_path(d, file).read_text()) if runner_path(d, file).exists() else {}
+            if state.get("problem"):
+                problems.append(state["problem"])
+            wall += state.get("wall_s") or 0.0
+        if totals is not None:
+            lines.append(json.dumps({"pytest_totals": totals}))
+        target = outcomes_path(out, file)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        runner_path(out, file).write_text(json.dumps({"file": file, "problem": "; ".join(problems),
+                                                      "wall_s": round(wall, 1)}) + "\n")
+
+
 def _read_file(file: str, out: Path) -> list[UnitResult]:
     """--report-only: a file's units from the logs of an earlier run."""
     results, _ = read_outcomes(outcomes_path(out, file))
@@ -395,6 +435,7 @@ def run_upstream(argv: Sequence[str]) -> int:
             parse_shard(args.shard)
         except ValueError as exc:
             problems.append(str(exc))
+    problems += [f"--merge: {d} is not a directory" for d in args.merge or () if not d.is_dir()]
     if args.cpu_report is not None and not args.cpu_report.is_file():
         problems.append(f"--cpu-report: {args.cpu_report} not found")
     if args.device == "cpu" and args.update_expected:
@@ -409,6 +450,9 @@ def run_upstream(argv: Sequence[str]) -> int:
         for p in problems:
             print(f"npu-emu conformance upstream: {p}", file=sys.stderr)
         return 2
+    if args.merge:
+        merge_logs(args.merge, args.files, args.output_dir)
+        args.report_only = True
     started = time.monotonic()
     results: list[UnitResult] = []
     per_file: dict[str, list[UnitResult]] = {}
