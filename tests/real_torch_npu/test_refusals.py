@@ -112,3 +112,38 @@ def test_other_log_lines_do_not_raise():
             "print('ok')\n")
     r = run_python(code)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]
+
+
+COPY_INTO_PRIVATE = """
+import json, torch, torch_npu
+torch.npu.config.allow_internal_format = True
+out = []
+for fmt, shape in {cases}:
+    cpu = torch.randn(*shape)
+    src = torch.full(shape, 2.0)
+    for kind in ("h2d", "d2d"):
+        t = torch_npu.npu_format_cast(cpu.npu(), fmt)
+        try:
+            t.copy_(src if kind == "h2d" else src.npu())
+            torch.npu.synchronize()
+            outcome = "exact" if torch.equal(t.cpu(), src) else "wrong"
+        except RuntimeError as e:
+            outcome = "refused" if "legacy aclop path" in str(e) else str(e)
+        # Reading a private-format tensor back, and copying it into a base one, are exact.
+        back = torch.empty(shape).npu()
+        back.copy_(torch_npu.npu_format_cast(src.npu(), fmt))
+        out.append([fmt, kind, outcome, torch.equal(back.cpu(), src)])
+print(json.dumps(out))
+"""
+
+
+def test_a_copy_into_a_private_format_tensor_is_never_silently_dropped():
+    # torch_npu's copy_ into a private-format destination asks the format
+    # cast for the destination's own format; CANN refuses that, and so must
+    # the stand-in (answering made torch_npu keep the old values). torch_npu
+    # then takes the aclop path, refused at the call.
+    r = run_python(COPY_INTO_PRIVATE.format(cases=[(29, [33, 47]), (3, [2, 20, 5, 6]), (4, [40, 20, 3, 3])]))
+    assert r.returncode == 0, r.stderr[-3000:]
+    for fmt, kind, outcome, read_back_exact in json.loads(r.stdout.splitlines()[-1]):
+        assert outcome in ("exact", "refused"), (fmt, kind, outcome)
+        assert read_back_exact, (fmt, kind)
