@@ -103,6 +103,17 @@ aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(const aclTensor* srcTensor,
     if (dstShape == nullptr || dstShapeSize == nullptr || actualFormat == nullptr) {
       fail(ACLNN_ERR_PARAM_NULLPTR, "dstShape, dstShapeSize and actualFormat must not be null");
     }
+    // A private source cast to its own format is refused, as CANN refuses
+    // it, and torch_npu relies on that: npu_format_cast_(self, src) asks for
+    // self's own format and, refused, writes src into self another way;
+    // answered, it would cast self onto itself and drop src. (Other private
+    // to private casts, which CANN refuses too, npu-emu performs.)
+    const std::optional<Format> src_format = npu::model::format_from_acl(srcTensor->format);
+    if (src_format && npu::model::is_private_format(*src_format) && dstFormat == static_cast<int>(*src_format)) {
+      fail(ACLNN_ERR_RUNTIME_ERROR, "unsupported format transformation " + npu::model::format_label(*src_format) +
+                                        " -> " + npu::model::format_label(*src_format) +
+                                        ": the source is in that format already");
+    }
     const auto c0_dtype = additionalDtype == -1 ? std::optional(srcTensor->dtype)
                                                 : npu::model::dtype_from_acl(additionalDtype);
     if (!c0_dtype) fail(ACLNN_ERR_PARAM_INVALID, "unsupported additionalDtype " + std::to_string(additionalDtype));

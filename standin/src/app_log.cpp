@@ -2,13 +2,17 @@
 // warning level) each aclnn name it failed to resolve. The stand-in records
 // those names for the coverage report and, like CANN, writes log lines to the
 // terminal only with ASCEND_SLOG_PRINT_TO_STDOUT=1, filtered by
-// ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 3 error, default 3).
+// ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 3 error, default 3). A line reporting
+// an operation dropped by torch_npu's stopped task queue raises instead
+// (queue_stopped.h).
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "coverage.h"
+#include "queue_stopped.h"
 #include "standin_types.h"
 
 namespace {
@@ -53,13 +57,17 @@ const char* level_name(int level) {
 
 extern "C" ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char* func, const char* file, uint32_t line,
                                               const char* fmt, ...) {
-  if (fmt == nullptr || static_cast<int>(logLevel) < threshold()) return;
+  if (fmt == nullptr) return;
+  const bool dropped_task = std::strstr(fmt, "Enqueue()") != nullptr;  // cheap test first: most lines are not
+  if (!dropped_task && static_cast<int>(logLevel) < threshold()) return;
   va_list args;
   va_start(args, fmt);
   char buffer[2048];
   std::vsnprintf(buffer, sizeof buffer, fmt, args);
   va_end(args);
   const std::string message = buffer;
+  if (dropped_task) npu::standin::raise_if_dropped_by_stopped_queue(message);
+  if (static_cast<int>(logLevel) < threshold()) return;
   if (logLevel == ACL_WARNING) note_failed_lookup(message);
   if (print_to_stdout()) {
     std::printf("[%s] %s:%u %s: %s\n", level_name(logLevel), file != nullptr ? file : "?", line, func != nullptr ? func : "?",

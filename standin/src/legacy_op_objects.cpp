@@ -1,33 +1,17 @@
 // The objects of CANN's legacy operator interface: tensor descriptions, data
-// buffers and attribute sets. torch_npu builds them before it calls
-// aclopCompileAndExecute (libacl_op_compiler.so), which the stand-in refuses
-// naming the op type; they are real objects so that refusal is reached
-// cleanly and the message can name what was asked for.
+// buffers and attribute sets. torch_npu builds them on the calling thread
+// before it queues an aclop operator, which the stand-in refuses there
+// (aclop_call_site.h); they are real objects so that refusal is reached
+// cleanly and the message can describe the operator's tensors.
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "aclop_call_site.h"
+#include "legacy_op_objects.h"
 #include "recent_error.h"
 #include "standin_types.h"
-
-struct aclTensorDesc {
-  aclDataType data_type;
-  std::vector<int64_t> dims;
-  aclFormat format;
-  std::string name;
-  aclMemType placement = ACL_MEMTYPE_DEVICE;
-};
-
-struct aclDataBuffer {
-  void* data;
-  size_t size;
-};
-
-// Values are kept as text: nothing executes them, they only describe the call.
-struct aclopAttr {
-  std::map<std::string, std::string> values;
-};
 
 namespace {
 
@@ -66,9 +50,13 @@ ACL_FUNC_VISIBILITY aclTensorDesc* aclCreateTensorDesc(aclDataType dataType, int
   desc->data_type = dataType;
   desc->dims.assign(dims, dims + numDims);
   desc->format = format;
+  npu::standin::note_created(desc.get());
   return desc.release();
 }
-ACL_FUNC_VISIBILITY void aclDestroyTensorDesc(const aclTensorDesc* desc) { delete desc; }
+ACL_FUNC_VISIBILITY void aclDestroyTensorDesc(const aclTensorDesc* desc) {
+  npu::standin::note_destroyed(desc);
+  delete desc;
+}
 ACL_FUNC_VISIBILITY size_t aclGetTensorDescNumDims(const aclTensorDesc* desc) { return desc != nullptr ? desc->dims.size() : 0; }
 ACL_FUNC_VISIBILITY aclError aclGetTensorDescDimV2(const aclTensorDesc* desc, size_t index, int64_t* dimSize) {
   if (desc == nullptr || dimSize == nullptr || index >= desc->dims.size()) {

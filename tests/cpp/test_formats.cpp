@@ -682,6 +682,28 @@ TEST_CASE("aclnnNpuFormatCastCalculateSizeAndFormat: fallbacks and additionalDty
   CHECK(calculate(f16.t, ACL_FORMAT_ND).shape == mat);
 }
 
+TEST_CASE("aclnnNpuFormatCastCalculateSizeAndFormat: a private source cast to its own format is refused, as CANN's",
+          "[formats]") {
+  // torch_npu's npu_format_cast_(self, src) asks for self's own private
+  // format and, refused, writes src into self another way.
+  REQUIRE(aclrtSetDevice(0) == ACL_SUCCESS);
+  DeviceBuffer mem(1 << 16);
+  const Dims mat{33, 47};
+  const TensorHandle nz(mat, ACL_FLOAT, Dims{47, 1}, ACL_FORMAT_FRACTAL_NZ, Dims{3, 3, 16, 16}, mem.ptr);
+  recent_error();
+  CHECK(calculate(nz.t, ACL_FORMAT_FRACTAL_NZ).status == ACLNN_ERR_RUNTIME_ERROR);
+  CHECK_THAT(recent_error(), Catch::Contains("FRACTAL_NZ (29) -> FRACTAL_NZ (29)"));
+  CHECK(calculate(nz.t, ACL_FORMAT_ND).status == ACLNN_SUCCESS);
+  const Dims four{2, 20, 5, 6};
+  const TensorHandle fivehd(four, ACL_FLOAT, contiguous_strides(four), ACL_FORMAT_NC1HWC0, Dims{2, 2, 5, 6, 16},
+                            mem.ptr);
+  CHECK(calculate(fivehd.t, ACL_FORMAT_NC1HWC0).status == ACLNN_ERR_RUNTIME_ERROR);
+  CHECK_THAT(recent_error(), Catch::Contains("NC1HWC0 (3) -> NC1HWC0 (3)"));
+  const CastResult to_base = calculate(fivehd.t, ACL_FORMAT_NCHW);
+  CHECK(to_base.status == ACLNN_SUCCESS);
+  CHECK(to_base.shape == four);
+}
+
 TEST_CASE("aclnnNpuFormatCast: bad input is an error with a useful message, never a crash", "[formats]") {
   REQUIRE(aclrtSetDevice(0) == ACL_SUCCESS);
   DeviceBuffer mem(1 << 16);
