@@ -1,0 +1,103 @@
+"""Chrome trace JSON (chrome://tracing, ui.perfetto.dev) of a Profile:
+process "host" with one track per launching thread (aten ops), process
+"npu:N emulator" with one track per stream (what ran, when, on this
+machine), process "npu:N estimated on <SoC>" with the same tasks laid end to
+end by their estimated device time (no task starting before it was
+submitted), and allocator counters."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from npu_emu.profiler.recorder import Profile
+
+_HOST_PID = 0
+
+
+def _emulator_pid(device: int) -> int:
+    return 1 + 2 * device
+
+
+def _estimate_pid(device: int) -> int:
+    return 2 + 2 * device
+
+
+def _meta(kind: str, pid: int, tid: int | None, name: str, sort: int | None = None) -> list[dict[str, Any]]:
+    event: dict[str, Any] = {"ph": "M", "name": kind, "pid": pid, "args": {"name": name}}
+    if tid is not None:
+        event["tid"] = tid
+    out = [event]
+    if sort is not None:
+        sort_kind = "thread_sort_index" if tid is not None else "process_sort_index"
+        out.append({"ph": "M", "name": sort_kind, "pid": pid, **({"tid": tid} if tid is not None else {}),
+                    "args": {"sort_index": sort}})
+    return out
+
+
+def events(profile: "Profile") -> list[dict[str, Any]]:
+    t0 = profile.start_ns
+
+    def us(ns: int) -> float:
+        return (ns - t0) / 1e3
+
+    out: list[dict[str, Any]] = []
+    out += _meta("process_name", _HOST_PID, None, "host", 0)
+    for tid in sorted({op.thread for op in profile.ops}):
+        out += _meta("thread_name", _HOST_PID, tid, f"thread {tid}")
+    for op in profile.ops:
+        out.append({"ph": "X", "cat": "aten", "name": op.name, "pid": _HOST_PID, "tid": op.thread,
+                    "ts": us(op.begin_ns), "dur": (op.end_ns - op.begin_ns) / 1e3,
+                    "args": {"shapes": op.shapes, "dtypes": op.dtypes, "device": op.device,
+                             "unit": op.cost.unit, "flops": op.cost.flops, "bytes": op.cost.bytes,
+                             "tasks": [t.name for t in op.tasks]}})
+        if op.allocated is not None:
+            out.append({"ph": "C", "name": "allocator", "pid": _emulator_pid(op.device), "ts": us(op.end_ns),
+                        "args": {"allocated": op.allocated, "reserved": op.reserved}})
+
+    soc = profile.peaks.soc if profile.peaks else None
+    stream_tids: dict[tuple[int, int], int] = {}
+    for device, stream in profile.streams():
+        tid = 1 + sum(1 for d, _ in stream_tids if d == device)
+        stream_tids[(device, stream)] = tid
+        if tid == 1:
+            out += _meta("process_name", _emulator_pid(device), None, f"npu:{device} emulator", 1 + 2 * device)
+            if soc:
+                out += _meta("process_name", _estimate_pid(device), None, f"npu:{device} estimated on {soc}",
+                             2 + 2 * device)
+        label = f"stream {tid} (0x{stream:x})"
+        out += _meta("thread_name", _emulator_pid(device), tid, label, tid)
+        if soc:
+            out += _meta("thread_name", _estimate_pid(device), tid, label, tid)
+
+    estimated_free: dict[tuple[int, int], float] = {}
+    for task in profile.tasks:
+        key = (task.device, task.stream)
+        tid = stream_tids[key]
+        args: dict[str, Any] = {"seq": task.seq, "kind": task.kind, "submitted_us": us(task.submit_ns),
+                                "submit_thread": task.submit_thread, "run_thread": task.run_thread}
+        if task.op is not None:
+            args.update(aten_op=task.op.name, shapes=task.op.shapes, flops=task.op.cost.flops,
+                        bytes=task.op.cost.bytes, unit=task.op.cost.unit)
+        if task.estimated_us is not None:
+            args["estimated_us"] = task.estimated_us
+        if task.failed:
+            args["failed"] = True
+        out.append({"ph": "X", "cat": task.kind, "name": task.name, "pid": _emulator_pid(task.device),
+                    "tid": tid, "ts": us(task.start_ns), "dur": (task.end_ns - task.start_ns) / 1e3, "args": args})
+        if task.estimated_us is not None:
+            start = max(estimated_free.get(key, 0.0), us(task.submit_ns))
+            estimated_free[key] = start + task.estimated_us
+            out.append({"ph": "X", "cat": task.kind, "name": task.name, "pid": _estimate_pid(task.device),
+                        "tid": tid, "ts": start, "dur": task.estimated_us, "args": args})
+    return out
+
+
+def write(profile: "Profile", path: Path) -> Path:
+    document = {"traceEvents": events(profile), "displayTimeUnit": "ns",
+                "otherData": {"producer": "npu_emu.profiler", "schema_version": 1,
+                              "clock": "CLOCK_MONOTONIC, ts in us from the start of the profile"}}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
