@@ -48,8 +48,11 @@ class _History(TorchDispatchMode):
     def _frames(self) -> list[dict[str, Any]]:
         if not self.stacks:
             return []
-        stack = traceback.extract_stack(sys._getframe(3))
-        return [{"filename": f.filename, "line": f.lineno or 0, "name": f.name} for f in reversed(stack)]
+        # The Python frames that led to the op, innermost first, without
+        # this module's own.
+        stack = traceback.extract_stack(sys._getframe(1))
+        return [{"filename": f.filename, "line": f.lineno or 0, "name": f.name}
+                for f in reversed(stack) if f.filename != __file__]
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
