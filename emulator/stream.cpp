@@ -69,7 +69,7 @@ void Stream::stop() {
 
 void Stream::submit(Task&& task) {
   // The profiler's only hook (npu_emu.profiler): off, one relaxed load.
-  if (task_recorder::enabled()) [[unlikely]] task_recorder::instrument(task, *this);
+  if (__builtin_expect(task_recorder::enabled(), 0)) task_recorder::instrument(task, *this);
   bool wake = false;
   {
     std::unique_lock<std::mutex> lock(mutex_);
