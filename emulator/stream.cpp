@@ -11,8 +11,8 @@
 #endif
 
 #include "emulator/acl_error.h"
-#include "kernels/core/tensor_view.h"
 #include "emulator/task_recorder.h"
+#include "kernels/core/tensor_view.h"
 
 namespace npu::emu {
 
