@@ -121,3 +121,18 @@ def test_unknown_soc_is_named():
     with pytest.raises(ValueError, match="no device-time figures for SoC 'Ascend999'; known: Ascend910A"):
         with npu_emu.profiler.profile(soc="Ascend999"):
             pass
+
+
+def test_trace_merges_with_torch_profilers_cpu_trace(tmp_path):
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+
+    a = torch.randn(8, 8).npu()
+    with torch_profile(activities=[ProfilerActivity.CPU]) as cpu, npu_emu.profiler.profile() as prof:
+        torch.add(a, a)
+    cpu.export_chrome_trace(str(tmp_path / "cpu.json"))
+    merged = json.loads(prof.export_chrome_trace(tmp_path / "merged.json", merge_with=tmp_path / "cpu.json")
+                        .read_text())
+    names = {e.get("name") for e in merged["traceEvents"] if e.get("ph") == "X"}
+    assert "aten::add" in names and "aclnnAdd" in names
+    assert "baseTimeNanoseconds" in merged

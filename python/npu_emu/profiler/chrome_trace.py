@@ -95,9 +95,35 @@ def events(profile: "Profile") -> list[dict[str, Any]]:
     return out
 
 
-def write(profile: "Profile", path: Path) -> Path:
-    document = {"traceEvents": events(profile), "displayTimeUnit": "ns",
-                "otherData": {"producer": "npu_emu.profiler", "schema_version": 1,
-                              "clock": "CLOCK_MONOTONIC, ts in us from the start of the profile"}}
+# Where this trace's processes go in a merged one: clear of kineto's pids
+# (the host process id, device indices).
+_MERGED_PID_BASE = 1 << 30
+
+
+def _merge(profile: "Profile", ours: list[dict[str, Any]], torch_trace: dict[str, Any]) -> dict[str, Any]:
+    """Our events moved onto kineto's time line (its ts are microseconds of
+    CLOCK_REALTIME after baseTimeNanoseconds) next to its own events."""
+    base_ns = int(torch_trace.get("baseTimeNanoseconds", 0))
+    shift_us = (profile.start_ns + profile.realtime_offset_ns - base_ns) / 1e3
+    for event in ours:
+        event["pid"] += _MERGED_PID_BASE
+        if "ts" in event:
+            event["ts"] += shift_us
+            for key in ("submitted_us",):
+                if key in event.get("args", {}):
+                    event["args"][key] += shift_us
+    merged = dict(torch_trace)
+    merged["traceEvents"] = list(torch_trace.get("traceEvents", [])) + ours
+    return merged
+
+
+def write(profile: "Profile", path: Path, merge_with: Path | None = None) -> Path:
+    ours = events(profile)
+    if merge_with is not None:
+        document = _merge(profile, ours, json.loads(merge_with.read_text(encoding="utf-8")))
+    else:
+        document = {"traceEvents": ours, "displayTimeUnit": "ns",
+                    "otherData": {"producer": "npu_emu.profiler", "schema_version": 1,
+                                  "clock": "CLOCK_MONOTONIC, ts in us from the start of the profile"}}
     path.write_text(json.dumps(document), encoding="utf-8")
     return path

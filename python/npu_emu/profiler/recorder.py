@@ -101,6 +101,7 @@ class Profile:
         self.peaks: DevicePeaks | None = None
         self.start_ns = 0
         self.stop_ns = 0
+        self.realtime_offset_ns = 0
         self._lock = threading.Lock()
         self._mode: _OpRecorder | None = None
 
@@ -110,6 +111,9 @@ class Profile:
         self.peaks = self._device_peaks()
         _native.enable(True)
         self.start_ns = time.monotonic_ns()
+        # CLOCK_REALTIME - CLOCK_MONOTONIC: what places this trace on the
+        # wall-clock time line of a torch.profiler (kineto) trace.
+        self.realtime_offset_ns = time.time_ns() - time.monotonic_ns()
         self._mode = _OpRecorder(self)
         self._mode.__enter__()
         return self
@@ -213,7 +217,10 @@ class Profile:
             lines.append(f"{name:<36}{int(calls):>7}{emu:>14.1f}{est:>24.2f}{100 * est / total:>7.1f}%")
         return "\n".join(lines)
 
-    def export_chrome_trace(self, path: str | Path) -> Path:
+    def export_chrome_trace(self, path: str | Path, merge_with: str | Path | None = None) -> Path:
+        """Writes the trace to `path`. `merge_with`: a torch.profiler trace
+        (export_chrome_trace's file) whose events are written along with
+        these, on its time line."""
         from npu_emu.profiler.chrome_trace import write
 
-        return write(self, Path(path))
+        return write(self, Path(path), None if merge_with is None else Path(merge_with))
