@@ -136,3 +136,9 @@ def test_trace_merges_with_torch_profilers_cpu_trace(tmp_path):
     names = {e.get("name") for e in merged["traceEvents"] if e.get("ph") == "X"}
     assert "aten::add" in names and "aclnnAdd" in names
     assert "baseTimeNanoseconds" in merged
+    # Every copy of a task (emulator and estimated tracks) moved once, alike.
+    submitted = {}
+    for e in merged["traceEvents"]:
+        if e.get("ph") == "X" and "seq" in e.get("args", {}):
+            submitted.setdefault(e["args"]["seq"], set()).add(e["args"]["submitted_us"])
+    assert submitted and all(len(values) == 1 for values in submitted.values())

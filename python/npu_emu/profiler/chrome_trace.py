@@ -91,7 +91,7 @@ def events(profile: "Profile") -> list[dict[str, Any]]:
             start = max(estimated_free.get(key, 0.0), us(task.submit_ns))
             estimated_free[key] = start + task.estimated_us
             out.append({"ph": "X", "cat": task.kind, "name": task.name, "pid": _estimate_pid(task.device),
-                        "tid": tid, "ts": start, "dur": task.estimated_us, "args": args})
+                        "tid": tid, "ts": start, "dur": task.estimated_us, "args": dict(args)})
     return out
 
 
