@@ -142,3 +142,23 @@ def test_trace_merges_with_torch_profilers_cpu_trace(tmp_path):
         if e.get("ph") == "X" and "seq" in e.get("args", {}):
             submitted.setdefault(e["args"]["seq"], set()).add(e["args"]["submitted_us"])
     assert submitted and all(len(values) == 1 for values in submitted.values())
+
+
+def test_format_trace_lines_of_the_profile_join_the_host_process(tmp_path):
+    # Lines in the schema of NPU_EMU_TRACE=formats (v1: ts_ns from
+    # time.monotonic_ns): those written during the profile become instant
+    # events, the others are left out.
+    import time
+
+    x = torch.randn(8, 8).npu()
+    before = time.monotonic_ns()
+    with npu_emu.profiler.profile() as prof:
+        torch.add(x, x)
+        during = time.monotonic_ns()
+    lines = [{"v": 1, "seq": 1, "ts_ns": before - 1, "thread": 1, "event": "cast", "op": "early"},
+             {"v": 1, "seq": 2, "ts_ns": during, "thread": 1, "event": "cast", "op": "add", "bytes": 256}]
+    trace_file = tmp_path / "formats.jsonl"
+    trace_file.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    trace = json.loads(prof.export_chrome_trace(tmp_path / "t.json", format_trace=trace_file).read_text())
+    instants = [e for e in trace["traceEvents"] if e["ph"] == "i"]
+    assert [(e["name"], e["args"]["bytes"]) for e in instants] == [("cast add", 256)]

@@ -117,8 +117,33 @@ def _merge(profile: "Profile", ours: list[dict[str, Any]], torch_trace: dict[str
     return merged
 
 
-def write(profile: "Profile", path: Path, merge_with: Path | None = None) -> Path:
+# The host process's track for NPU_EMU_TRACE=formats lines (their `thread`
+# is Python's thread ident, not the native id the op tracks use).
+_FORMAT_TRACE_TID = 0
+
+
+def format_trace_events(profile: "Profile", trace_path: Path) -> list[dict[str, Any]]:
+    """The lines of a format trace (NPU_EMU_TRACE=formats, schema v1: `ts_ns`
+    in time.monotonic_ns, `event`, `op`, ...) written while `profile` ran, as
+    instant events on a "format casts and fallbacks" track of the host."""
+    out = _meta("thread_name", _HOST_PID, _FORMAT_TRACE_TID, "format casts and fallbacks (NPU_EMU_TRACE)", -1)
+    for line in trace_path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        ts_ns = record.get("ts_ns")
+        if not isinstance(ts_ns, int) or not profile.start_ns <= ts_ns <= profile.stop_ns:
+            continue
+        name = f"{record.get('event', '?')} {record.get('op', '')}".strip()
+        out.append({"ph": "i", "s": "t", "cat": "format", "name": name, "pid": _HOST_PID,
+                    "tid": _FORMAT_TRACE_TID, "ts": (ts_ns - profile.start_ns) / 1e3, "args": record})
+    return out
+
+
+def write(profile: "Profile", path: Path, merge_with: Path | None = None, format_trace: Path | None = None) -> Path:
     ours = events(profile)
+    if format_trace is not None:
+        ours += format_trace_events(profile, format_trace)
     if merge_with is not None:
         document = _merge(profile, ours, json.loads(merge_with.read_text(encoding="utf-8")))
     else:

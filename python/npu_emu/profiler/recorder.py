@@ -217,10 +217,13 @@ class Profile:
             lines.append(f"{name:<36}{int(calls):>7}{emu:>14.1f}{est:>24.2f}{100 * est / total:>7.1f}%")
         return "\n".join(lines)
 
-    def export_chrome_trace(self, path: str | Path, merge_with: str | Path | None = None) -> Path:
+    def export_chrome_trace(self, path: str | Path, merge_with: str | Path | None = None,
+                            format_trace: str | Path | None = None) -> Path:
         """Writes the trace to `path`. `merge_with`: a torch.profiler trace
         (export_chrome_trace's file) whose events are written along with
-        these, on its time line."""
+        these, on its time line. `format_trace`: an NPU_EMU_TRACE=formats
+        file whose casts and fallbacks of this profile's time are added."""
         from npu_emu.profiler.chrome_trace import write
 
-        return write(self, Path(path), None if merge_with is None else Path(merge_with))
+        return write(self, Path(path), None if merge_with is None else Path(merge_with),
+                     None if format_trace is None else Path(format_trace))
