@@ -203,3 +203,7 @@ def memory_summary(device: DeviceLike = None, abbreviated: bool = False) -> str:
         out.append(f" {title:<24} | " + " | ".join(f"{c:>10}" for c in cells) + " ")
     out.append(thick)
     return "|" + "|\n|".join(out) + "|\n"
+
+
+# The allocation history for PyTorch's memory viz (npu_emu/profiler/memory_history.py).
+from npu_emu.profiler.memory_history import _dump_snapshot, _record_memory_history, _snapshot  # noqa: E402,F401
