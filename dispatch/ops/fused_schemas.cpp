@@ -3,22 +3,23 @@
 // torch.ops.npu.<name> takes what scripts written for torch_npu pass.
 // TORCH_LIBRARY(npu) itself is dispatch/format/format_ops.cpp's; each family
 // of npu:: ops adds its schemas from its own file with a FRAGMENT like this
-// one. Kernels: dispatch/ops/fused_ops.cpp (PrivateUse1);
+// one. Argument names are those the real torch_npu registers (its `self` is
+// `input`). Kernels: dispatch/ops/fused_ops.cpp (PrivateUse1);
 // python/npu_emu/torch_npu_compat/fused_ops.py (autograd as torch_npu's
 // derivatives.yaml defines it, and the ops composed of native ones).
 #include <torch/library.h>
 
 TORCH_LIBRARY_FRAGMENT(npu, m) {
-  m.def("npu_rms_norm(Tensor self, Tensor gamma, float epsilon=1e-06) -> (Tensor, Tensor)");
-  m.def("npu_rms_norm_backward(Tensor dy, Tensor self, Tensor gamma, Tensor rstd) -> (Tensor, Tensor)");
+  m.def("npu_rms_norm(Tensor input, Tensor gamma, float epsilon=1e-06) -> (Tensor, Tensor)");
+  m.def("npu_rms_norm_backward(Tensor dy, Tensor input, Tensor gamma, Tensor rstd) -> (Tensor, Tensor)");
   m.def("npu_add_rms_norm(Tensor x1, Tensor x2, Tensor gamma, float epsilon=1e-06) -> (Tensor, Tensor, Tensor)");
-  m.def("npu_rotary_mul(Tensor self, Tensor r1, Tensor r2, str rotary_mode='half', Tensor? rotate=None) -> Tensor");
-  m.def("npu_rotary_mul_backward(Tensor grad, Tensor self, Tensor r1, Tensor r2, str rotary_mode='half') -> "
+  m.def("npu_rotary_mul(Tensor input, Tensor r1, Tensor r2, str rotary_mode='half', Tensor? rotate=None) -> Tensor");
+  m.def("npu_rotary_mul_backward(Tensor grad, Tensor input, Tensor r1, Tensor r2, str rotary_mode='half') -> "
         "(Tensor, Tensor, Tensor)");
   m.def("npu_apply_rotary_pos_emb(Tensor query, Tensor key, Tensor cos, Tensor sin, str layout='BSND', "
         "str rotary_mode='half') -> (Tensor, Tensor)");
-  m.def("npu_swiglu(Tensor self, int dim=-1) -> Tensor");
-  m.def("npu_swiglu_backward(Tensor grad_output, Tensor self, int dim=-1) -> Tensor");
+  m.def("npu_swiglu(Tensor input, int dim=-1) -> Tensor");
+  m.def("npu_swiglu_backward(Tensor grad_output, Tensor input, int dim=-1) -> Tensor");
   m.def("npu_fusion_attention(Tensor query, Tensor key, Tensor value, int head_num, str input_layout, "
         "Tensor? pse=None, Tensor? padding_mask=None, Tensor? atten_mask=None, float scale=1., float keep_prob=1., "
         "int pre_tockens=2147483647, int next_tockens=2147483647, int inner_precise=0, int[]? prefix=None, "
@@ -49,7 +50,7 @@ TORCH_LIBRARY_FRAGMENT(npu, m) {
   m.def("npu_scaled_masked_softmax(Tensor x, Tensor mask, Scalar scale=1, bool fixed_triu_mask=False) -> Tensor");
   m.def("npu_scaled_masked_softmax_backward(Tensor y_grad, Tensor y, Tensor mask, Scalar scale, "
         "bool fixed_triu_mask) -> Tensor");
-  m.def("npu_dropout_with_add_softmax(Tensor self, Tensor x1, Scalar alpha, float prob, int dim) -> "
+  m.def("npu_dropout_with_add_softmax(Tensor input, Tensor x1, Scalar alpha, float prob, int dim) -> "
         "(Tensor, Tensor, Tensor)");
   m.def("npu_dropout_with_add_softmax_backward(Tensor grad, Tensor mask, Tensor softmax_out, Scalar alpha, "
         "float prob, int dim) -> (Tensor, Tensor)");
@@ -66,6 +67,6 @@ TORCH_LIBRARY_FRAGMENT(npu, m) {
         "Tensor[]? activation_quant_scale=None, Tensor[]? activation_quant_offset=None, int? split_item=0, "
         "int? group_type=None, int? group_list_type=0, int? act_type=0, ScalarType? output_dtype=None) -> Tensor[]");
   m.def("npu_moe_gating_top_k_softmax(Tensor x, Tensor? finished=None, int k=1) -> (Tensor, Tensor, Tensor)");
-  m.def("scatter_update(Tensor self, Tensor indices, Tensor updates, int axis) -> Tensor");
-  m.def("scatter_update_(Tensor(a!) self, Tensor indices, Tensor updates, int axis) -> Tensor(a!)");
+  m.def("scatter_update(Tensor input, Tensor indices, Tensor updates, int axis) -> Tensor");
+  m.def("scatter_update_(Tensor(a!) input, Tensor indices, Tensor updates, int axis) -> Tensor(a!)");
 }
