@@ -423,3 +423,51 @@ def test_scatter_update(dtype):
     res = torch_npu.scatter_update_(dn, indices.int().npu(), updates.npu(), -2)
     assert res.data_ptr() == dn.data_ptr()
     torch.testing.assert_close(dn.cpu(), expected)
+
+
+# --- each op is its aclnn kernel ---------------------------------------------------------------
+
+def _launch_cases():
+    x, g = rand(2, 8), rand(8, seed=1)
+    r = rand(1, 8, seed=2)
+    yield "npu_add_rms_norm", "aclnnAddRmsNorm", lambda: torch_npu.npu_add_rms_norm(x.npu(), x.npu(), g.npu())
+    yield "npu_rotary_mul", "aclnnRotaryPositionEmbedding", lambda: torch_npu.npu_rotary_mul(x.npu(), r.npu(), r.npu())
+    yield ("npu_rotary_mul_backward", "aclnnRotaryPositionEmbeddingGrad",
+           lambda: torch.ops.npu.npu_rotary_mul_backward(x.npu(), x.npu(), r.npu(), r.npu()))
+    yield ("npu_apply_rotary_pos_emb", "aclnnApplyRotaryPosEmb",
+           lambda: torch_npu.npu_apply_rotary_pos_emb(x.view(1, 2, 1, 8).npu(), x.view(1, 2, 1, 8).npu(),
+                                                      r.view(1, 1, 1, 8).npu(), r.view(1, 1, 1, 8).npu()))
+    yield "npu_swiglu", "aclnnSwiGlu", lambda: torch_npu.npu_swiglu(x.npu())
+    yield "npu_swiglu_backward", "aclnnSwiGluGrad", lambda: torch.ops.npu.npu_swiglu_backward(
+        rand(2, 4).npu(), x.npu())
+    yield "npu_scaled_masked_softmax", "aclnnScaledMaskedSoftmax", lambda: torch_npu.npu_scaled_masked_softmax(
+        x.view(1, 1, 2, 8).npu(), torch.zeros(1, 1, 2, 8, dtype=torch.bool).npu())
+    yield ("npu_scaled_masked_softmax_backward", "aclnnScaledMaskedSoftmaxBackward",
+           lambda: torch.ops.npu.npu_scaled_masked_softmax_backward(
+               x.view(1, 1, 2, 8).npu(), x.view(1, 1, 2, 8).npu(), torch.zeros(1, 1, 2, 8, dtype=torch.bool).npu(),
+               1.0, False))
+    yield "npu_moe_gating_top_k_softmax", "aclnnMoeGatingTopKSoftmax", lambda: (
+        torch_npu.npu_moe_gating_top_k_softmax(x.npu(), k=2))
+    yield "scatter_update", "aclnnInplaceScatterUpdate", lambda: torch_npu.scatter_update(
+        x.view(2, 1, 8, 1).npu(), torch.tensor([0, 3]).npu(), rand(2, 1, 2, 1).npu(), -2)
+    q = rand(1, 3, 16)
+    yield "npu_prompt_flash_attention", "aclnnFlashAttentionScore", lambda: torch_npu.npu_prompt_flash_attention(
+        q.npu(), q.npu(), q.npu(), num_heads=2)
+    yield "npu_incre_flash_attention", "aclnnFlashAttentionScore", lambda: torch_npu.npu_incre_flash_attention(
+        q[:, :1].npu(), q.npu(), q.npu(), num_heads=2)
+
+
+@pytest.mark.parametrize("name,aclnn,call", list(_launch_cases()), ids=[c[0] for c in _launch_cases()])
+def test_each_op_launches_its_aclnn_op_once(name, aclnn, call):
+    before = launched(aclnn)
+    call()
+    torch.npu.synchronize()
+    assert launched(aclnn) == before + 1, name
+
+
+def test_grouped_matmul_list_overload_takes_int_group_list():
+    x, w = rand(6, 4), rand(2, 4, 3, seed=1)
+    ys = torch.ops.npu.npu_grouped_matmul.List([x.npu()], [w[0].npu(), w[1].npu()], group_list=[2, 6], split_item=0)
+    assert len(ys) == 2
+    close(ys[0], x[:2] @ w[0], torch.float32)
+    close(ys[1], x[2:] @ w[1], torch.float32)
