@@ -129,7 +129,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> npu_rotary_mul_backward(const at:
 
 std::tuple<at::Tensor, at::Tensor> npu_apply_rotary_pos_emb(const at::Tensor& query, const at::Tensor& key,
                                                             const at::Tensor& cos, const at::Tensor& sin,
-                                                            c10::string_view layout, c10::string_view rotary_mode_name) {
+                                                            c10::string_view layout,
+                                                            c10::string_view rotary_mode_name) {
   const int64_t mode = rotary_mode("npu_apply_rotary_pos_emb", rotary_mode_name);
   int64_t code = 0;
   if (layout == "BSND" || layout == "BSH") code = 1;

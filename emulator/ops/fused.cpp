@@ -214,7 +214,8 @@ TaskBody scaled_masked_softmax_backward_task(const aclTensor* gradOutput, const 
 
 TaskBody moe_gating_top_k_softmax_task(const aclTensor* x, const aclTensor* finishedOptional, int64_t k,
                                        aclTensor* yOut, aclTensor* expertIdxOut, aclTensor* rowIdxOut) {
-  const auto v = require_views<4>({{{x, "x"}, {yOut, "yOut"}, {expertIdxOut, "expertIdxOut"}, {rowIdxOut, "rowIdxOut"}}});
+  const auto v = require_views<4>(
+      {{{x, "x"}, {yOut, "yOut"}, {expertIdxOut, "expertIdxOut"}, {rowIdxOut, "rowIdxOut"}}});
   require_float(v[0], "x");
   if (v[0].dim() < 2 || v[0].dim() > 3) fail(ACLNN_ERR_PARAM_INVALID, "x must be 2-D or 3-D [..., experts]");
   const int64_t experts = v[0].sizes.back();
