@@ -20,15 +20,19 @@ PROBED_ONLY = {"aclnnFlashAttentionVarLenScoreV4"}
 
 # max_pool2d runs as aclnnMaxPool2dWithMask (+Backward), attention as
 # aclnnFlashAttentionScore (+Grad), fused AdamW as aclnnApplyAdamWV2.
-@pytest.mark.parametrize("workload", ["linear_sgd", "cnn_adamw", "transformer_adamw", "transformer_fused_adamw"])
+# cnn_amp_float16: float16 autocast on both sides, whose op lists differ
+# (CPU's autocast is not CUDA's), with torch_npu's GradScaler on npu.
+@pytest.mark.parametrize("workload", ["linear_sgd", "cnn_adamw", "transformer_adamw", "transformer_fused_adamw",
+                                      "cnn_amp_float16"])
 def test_training_matches_cpu_with_no_legacy_aclop_call(workload, tmp_path):
     report = tmp_path / "standin_report.txt"
     r = run_python(f"import runpy, sys; sys.argv = ['x', '{workload}']; runpy.run_path('{SCRIPT}', run_name='__main__')",
                    {"NPU_EMU_STANDIN_REPORT": str(report)})
     assert r.returncode == 0, r.stderr[-3000:]
     diff = float(r.stdout.split("max_diff")[1])
-    # Matrix products sum in another order than CPU's BLAS: close, not equal.
-    assert diff < 1e-4
+    # Matrix products sum in another order than CPU's BLAS: close, not equal;
+    # under AMP, float16 roundings of different ops on each side.
+    assert diff < (2e-3 if "amp" in workload else 1e-4)
     parsed = _npu_emu_standin.read_report(report)
     assert parsed["aclop"] == {}
     assert set(parsed["missing-aclnn"]) <= PROBED_ONLY, parsed["missing-aclnn"]

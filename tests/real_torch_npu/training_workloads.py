@@ -3,7 +3,7 @@ stand-in) and on CPU from the same initial weights and data; prints the
 largest parameter difference after the last step. Run as a script in a fresh
 interpreter by test_training.py (so the stand-in's report is written at exit):
 
-    NPU=emu python training_workloads.py linear_sgd|cnn_adamw|transformer_adamw|transformer_fused_adamw
+    NPU=emu python training_workloads.py linear_sgd|cnn_adamw|transformer_adamw|transformer_fused_adamw|cnn_amp_float16
 """
 
 from __future__ import annotations
@@ -71,11 +71,40 @@ def train(model, inputs, targets, optimizer_class, options, device: str, steps: 
     return model
 
 
+def cnn_amp_float16():
+    # AMP: float16 autocast with a GradScaler (torch_npu's scaler on npu):
+    # unscale (aclnnForeachNonFiniteCheckAndUnscale), clip, step, update
+    # (aclnnAmpUpdateScale).
+    model, inputs, targets, _, options = cnn_adamw()
+    return model, inputs, targets, "amp", options
+
+
+def train_amp(model, inputs, targets, options, device: str, steps: int = 3) -> torch.nn.Module:
+    model = model.to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), **options)
+    scaler = torch.npu.amp.GradScaler() if device == "npu" else torch.amp.GradScaler("cpu")
+    inputs, targets = inputs.to(device), targets.to(device)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        with torch.autocast(device, dtype=torch.float16):
+            loss = torch.nn.functional.cross_entropy(model(inputs), targets)
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(optimizer)
+        scaler.update()
+    return model
+
+
 def main(name: str) -> None:
     torch.manual_seed(0)
     model, inputs, targets, optimizer_class, options = globals()[name]()
-    on_cpu = train(copy.deepcopy(model), inputs, targets, optimizer_class, options, "cpu")
-    on_npu = train(model, inputs, targets, optimizer_class, options, "npu")
+    if optimizer_class == "amp":
+        on_cpu = train_amp(copy.deepcopy(model), inputs, targets, options, "cpu")
+        on_npu = train_amp(model, inputs, targets, options, "npu")
+    else:
+        on_cpu = train(copy.deepcopy(model), inputs, targets, optimizer_class, options, "cpu")
+        on_npu = train(model, inputs, targets, optimizer_class, options, "npu")
     diff = max((a.detach() - b.detach().cpu()).abs().max().item()
                for a, b in zip(on_cpu.parameters(), on_npu.parameters()))
     print(f"max_diff {diff}")
