@@ -22,3 +22,6 @@ def _autoload() -> None:
     """The real torch_npu's `torch.backends` entry point, when that package is
     installed but this module answers for it (NPU_EMU_TORCH_NPU=compat):
     importing this module already activated npu-emu's backend."""
+
+
+from npu_emu.torch_npu_compat.fused_simple import *  # noqa: E402,F401,F403
