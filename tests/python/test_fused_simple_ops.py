@@ -343,12 +343,12 @@ def test_npu_softmax_cross_entropy_with_logits(native_only, dtype: torch.dtype) 
 # ---- npu_format_cast(customize_dtype=...) ---------------------------------------------
 
 def test_npu_format_cast_customize_dtype_picks_the_nz_block() -> None:
-    x = sample((5, 40), torch.float32).to("npu")
+    x = sample((5, 40), torch.float16).to("npu")
     plain = torch_npu.npu_format_cast(x, 29)
-    custom = torch_npu.npu_format_cast(x, 29, customize_dtype=torch.float16)
-    assert torch_npu.get_npu_format(custom) == 29
-    # FRACTAL_NZ of [5, 40]: float32's C0 is 8 (40 cols -> 5 blocks of 8),
-    # float16's is 16 (40 cols -> 3 blocks of 16); rows pad to 16 either way.
-    assert torch_npu.get_storage_size(plain) == 5 * 16 * 8
-    assert torch_npu.get_storage_size(custom) == 3 * 16 * 16
+    custom = torch_npu.npu_format_cast(x, 29, customize_dtype=torch.int8)
+    # FRACTAL_NZ of [5, 40]: rows pad to 16; float16's C0 is 16 (40 cols ->
+    # 3 blocks), int8's is 32 (40 cols -> 2 blocks of 32 float16 elements).
+    assert torch_npu.get_npu_format(plain) == 29
+    assert torch_npu.get_storage_size(plain) == 3 * 16 * 16
+    assert torch_npu.get_storage_size(custom) == 2 * 16 * 32
     assert torch.equal(custom.cpu(), x.cpu()) and torch.equal(plain.cpu(), x.cpu())
