@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import npu_emu.torch_npu_compat as torch_npu
+from npu_emu import debug
 from native_guard import native_only  # noqa: F401  (fixture)
 
 FLOATS = [torch.float32, torch.float16, torch.bfloat16]
@@ -71,6 +72,15 @@ def test_fast_gelu_backward(native_only, dtype: torch.dtype) -> None:
     close(xn.grad, fast_gelu_grad_ref(g, x).to(dtype), dtype)
     direct = torch.ops.npu.npu_fast_gelu_backward(g.to("npu"), x.to("npu"))
     close(direct, fast_gelu_grad_ref(g, x).to(dtype), dtype)
+
+
+def test_fast_gelu_launches_canns_fast_gelu_ops(native_only) -> None:
+    x = sample((8,), torch.float32).to("npu").requires_grad_()
+    debug.reset_reports()
+    torch_npu.fast_gelu(x).sum().backward()
+    torch.npu.synchronize()
+    launched = debug.native_report()
+    assert launched.get("aclnnFastGelu") == 1 and launched.get("aclnnFastGeluBackward") == 1
 
 
 def test_fast_gelu_gradcheck_float64() -> None:
