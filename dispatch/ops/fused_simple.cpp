@@ -162,8 +162,11 @@ at::Tensor npu_confusion_transpose_backward(const at::Tensor& grad, at::IntArray
   if (transpose_first) return grad.permute(inverse).reshape(sizes).contiguous();
   TORCH_CHECK(static_cast<int64_t>(sizes.size()) == rank, "npu_confusion_transpose_backward: shape ", sizes,
               " must have as many dims as perm ", perm);
+  // The forward's output before its permutation: shape's dims in perm's order.
   std::vector<int64_t> permuted(sizes.size());
-  for (std::size_t i = 0; i < permuted.size(); ++i) permuted[i] = sizes[static_cast<std::size_t>(perm[i] < 0 ? perm[i] + rank : perm[i])];
+  for (std::size_t i = 0; i < permuted.size(); ++i) {
+    permuted[i] = sizes[static_cast<std::size_t>(at::maybe_wrap_dim(perm[i], rank))];
+  }
   return grad.reshape(permuted).permute(inverse).contiguous();
 }
 
@@ -365,7 +368,8 @@ TORCH_LIBRARY_FRAGMENT(npu, m) {
   m.def("npu_dtype_cast(Tensor self, int dtype, int? input_dtype=None) -> Tensor");
   m.def("_npu_dtype_cast(Tensor self, ScalarType dtype) -> Tensor");
   m.def("npu_dtype_cast_(Tensor(a!) self, Tensor src) -> Tensor(a!)");
-  m.def("npu_dtype_cast_backward(Tensor grad, ScalarType dtype, int? grad_dtype=None, int? input_dtype=None) -> Tensor");
+  m.def("npu_dtype_cast_backward(Tensor grad, ScalarType dtype, int? grad_dtype=None, int? input_dtype=None) "
+        "-> Tensor");
   m.def("_npu_dtype_cast_backward(Tensor grad, ScalarType dtype) -> Tensor");
   m.def("npu_confusion_transpose(Tensor self, int[] perm, int[] shape, bool transpose_first) -> Tensor");
   m.def("npu_confusion_transpose_backward(Tensor grad, int[] perm, SymInt[] shape, bool transpose_first) -> Tensor");
@@ -436,7 +440,8 @@ TORCH_LIBRARY_IMPL(npu, CompositeImplicitAutograd, m) {
   m.impl("npu_min_backward", TORCH_FN(extreme_backward));
   m.impl("npu_layer_norm_eval", TORCH_FN(npu_layer_norm_eval));
   m.impl("npu_softmax_cross_entropy_with_logits", TORCH_FN(npu_softmax_cross_entropy_with_logits));
-  m.impl("npu_softmax_cross_entropy_with_logits_backward", TORCH_FN(npu_softmax_cross_entropy_with_logits_backward));
+  m.impl("npu_softmax_cross_entropy_with_logits_backward",
+         TORCH_FN(npu_softmax_cross_entropy_with_logits_backward));
 }
 
 }  // namespace npu::ops
