@@ -20,11 +20,6 @@ namespace {
 namespace kn = kernels;
 using kn::TensorView;
 
-std::optional<TensorView> optional_view(const aclTensor* t) {
-  if (t == nullptr) return std::nullopt;
-  return t->view();
-}
-
 const TensorView* ptr(const std::optional<TensorView>& v) { return v ? &*v : nullptr; }
 
 bool is_float(model::DType d) {
