@@ -27,8 +27,12 @@ class HcclProcessGroup(dist.ProcessGroup):
         super().__init__(rank, world_size)
         self._gloo = dist.ProcessGroupGloo(store, rank, world_size, timeout)
         # Helpers that look a backend up by device (DDP's parameter check,
-        # object collectives) find gloo for host tensors.
-        self._register_backend(torch.device("cpu"), dist.ProcessGroup.BackendType.GLOO, self._gloo)
+        # `device_id=` binding) find gloo. The collectives of this class do
+        # not go there; what reaches it directly with npu tensors (the
+        # dispatcher's c10d ops: functional collectives, FSDP2) is refused
+        # by gloo as an unsupported device type.
+        for device in ("cpu", "npu"):
+            self._register_backend(torch.device(device), dist.ProcessGroup.BackendType.GLOO, self._gloo)
 
     def getBackendName(self) -> str:  # noqa: N802 (name fixed by the C++ trampoline)
         return "hccl"

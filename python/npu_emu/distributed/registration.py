@@ -21,3 +21,6 @@ def install() -> None:
     if not dist.is_available() or BACKEND_NAME in dist.Backend.backend_list:
         return
     dist.Backend.register_backend(BACKEND_NAME, _create, devices=["npu"])
+    from npu_emu.distributed import dispatcher_guard
+
+    dispatcher_guard.install()
