@@ -116,3 +116,23 @@ def test_results_reach_npu_after_wait(one_rank_group, delay_us):
     out = (t + 1).cpu()
     assert torch.equal(out, torch.full((8,), 4.0))
     assert work.is_completed()
+
+
+def test_group_bound_to_an_npu_device(one_rank_group):
+    one_rank_group(backend="hccl", device_id=torch.device("npu", 0))
+    t = torch.full((3,), 2.0, device="npu")
+    dist.all_reduce(t, op=dist.ReduceOp.PRODUCT)
+    assert torch.equal(t.cpu(), torch.full((3,), 2.0))
+
+
+def test_dispatcher_paths_on_npu_are_refused_clearly(one_rank_group):
+    """Functional collectives reach the c10d ops of the dispatcher, where gloo
+    would read npu memory without waiting for its stream."""
+    import torch.distributed._functional_collectives as funcol
+
+    one_rank_group(backend="hccl")
+    for call in (lambda: funcol.all_gather_tensor(torch.ones(2, device="npu"), 0, dist.group.WORLD),
+                 lambda: funcol.reduce_scatter_tensor(torch.ones(2, device="npu"), "sum", 0, dist.group.WORLD)):
+        with pytest.raises(NotImplementedError, match=r"on npu tensors is not supported by npu-emu's hccl.*"
+                                                       r"use torch.distributed's collectives"):
+            call()
