@@ -59,6 +59,11 @@ def collectives(device: torch.device) -> list[str]:
     t = ints[RANK].to(device, copy=True)
     dist.all_reduce(t, op=RedOp.AVG)
     check("all_reduce AVG int", t, torch.div(istack.sum(0), WORLD, rounding_mode="trunc"), failures)
+    for dtype in (torch.float16, torch.bfloat16, torch.float64, torch.int32, torch.uint8):
+        per_rank = [rank_input(r, dtype=dtype) for r in range(WORLD)]
+        t = per_rank[RANK].to(device, copy=True)
+        dist.all_reduce(t, op=RedOp.SUM)
+        check(f"all_reduce SUM {dtype}", t, per_rank[0] + per_rank[1], failures)
     t = mine.to(device, copy=True)
     dist.all_reduce(t, op=dist._make_nccl_premul_sum(0.5))
     check("all_reduce PREMUL_SUM", t, stack.sum(0) * 0.5, failures)
