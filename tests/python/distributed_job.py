@@ -93,6 +93,20 @@ def collectives(device: torch.device) -> list[str]:
     dist.reduce_scatter_tensor(out, mine.to(device, copy=True), op=RedOp.AVG)
     check("reduce_scatter_tensor AVG", out, want_chunk / WORLD, failures)
 
+    # Coalesced (the path of _coalescing_manager with a device, as FSDP uses).
+    small = [x[:2].clone() for x in inputs]
+    outs = [torch.empty((WORLD * 4, 3), device=device), torch.empty((WORLD * 2, 3), device=device)]
+    with dist._coalescing_manager(device=device):
+        dist.all_gather_into_tensor(outs[0], mine.to(device, copy=True))
+        dist.all_gather_into_tensor(outs[1], small[RANK].to(device, copy=True))
+    check("coalesced all_gather_into_tensor", outs, [torch.cat(inputs), torch.cat(small)], failures)
+    outs = [torch.empty((2, 3), device=device), torch.empty((1, 3), device=device)]
+    with dist._coalescing_manager(device=device):
+        dist.reduce_scatter_tensor(outs[0], mine.to(device, copy=True), op=RedOp.MAX)
+        dist.reduce_scatter_tensor(outs[1], small[RANK].to(device, copy=True), op=RedOp.MAX)
+    check("coalesced reduce_scatter_tensor", outs,
+          [stack.max(0).values.chunk(WORLD)[RANK], torch.stack(small).max(0).values.chunk(WORLD)[RANK]], failures)
+
     # all_to_all: rank r's j-th piece goes to rank j at position r.
     outs = [torch.empty((2, 3), device=device) for _ in range(WORLD)]
     dist.all_to_all(outs, [c.to(device, copy=True) for c in chunks[RANK]])

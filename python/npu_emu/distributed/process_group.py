@@ -17,7 +17,7 @@ import torch.distributed as dist
 
 from npu_emu.distributed import reduce_ops
 from npu_emu.distributed.staging import CopyBack, host_like, synchronize_streams, to_host
-from npu_emu.distributed.work import StagedWork
+from npu_emu.distributed.work import CombinedWork, StagedWork
 
 Tensors = Sequence[torch.Tensor]
 
@@ -33,12 +33,17 @@ class HcclProcessGroup(dist.ProcessGroup):
         # by gloo as an unsupported device type.
         for device in ("cpu", "npu"):
             self._register_backend(torch.device(device), dist.ProcessGroup.BackendType.GLOO, self._gloo)
+        # Works issued between _start_coalescing and _end_coalescing.
+        self._coalesced: list[StagedWork] | None = None
 
     def getBackendName(self) -> str:  # noqa: N802 (name fixed by the C++ trampoline)
         return "hccl"
 
     def _work(self, name: str, gloo_work: dist.Work | None, copy_back: CopyBack, result, keep=None) -> StagedWork:
-        return StagedWork(name, self.rank(), gloo_work, copy_back, result, keep)
+        work = StagedWork(name, self.rank(), gloo_work, copy_back, result, keep)
+        if self._coalesced is not None:
+            self._coalesced.append(work)
+        return work
 
     @staticmethod
     def _stage(inputs: Tensors) -> list[torch.Tensor]:
@@ -200,6 +205,34 @@ class HcclProcessGroup(dist.ProcessGroup):
         hosts = [host_like(t) for t in tensors]
         return self._work("recv_anysource", self._gloo.recv_anysource(hosts, tag), self._outputs(tensors, hosts),
                           list(tensors), hosts)
+
+    # -- coalesced (torch.distributed's _coalescing_manager) ----------------
+    def _start_coalescing(self, device: torch.device) -> None:
+        """Collectives still run as they are called; the work returned at the
+        end waits for all of them."""
+        if self._coalesced is not None:
+            raise RuntimeError("hccl (npu-emu): _start_coalescing called twice without _end_coalescing")
+        self._coalesced = []
+
+    def _end_coalescing(self, device: torch.device) -> CombinedWork:
+        if self._coalesced is None:
+            raise RuntimeError("hccl (npu-emu): _end_coalescing called without _start_coalescing")
+        works, self._coalesced = self._coalesced, None
+        return CombinedWork(works, [])
+
+    def all_gather_single_coalesced(self, outputs: Tensors, inputs: Tensors, opts=None) -> CombinedWork:
+        works = [self._allgather_base(o, i, opts or dist.AllgatherOptions()) for o, i in zip(outputs, inputs)]
+        return CombinedWork(works, list(outputs))
+
+    def reduce_scatter_single_coalesced(self, outputs: Tensors, inputs: Tensors, opts=None) -> CombinedWork:
+        """Each pair gets its own options: the reduce op is rewritten per call."""
+        op = (opts or dist.ReduceScatterOptions()).reduceOp
+        works = []
+        for output, input in zip(outputs, inputs):
+            pair_opts = dist.ReduceScatterOptions()
+            pair_opts.reduceOp = op
+            works.append(self._reduce_scatter_base(output, input, pair_opts))
+        return CombinedWork(works, list(outputs))
 
     # torch.distributed's Python API and the C++ trampoline use these names.
     all_gather_single = _allgather_base

@@ -79,3 +79,33 @@ class StagedWork(dist._Work):
         future: torch.futures.Future = torch.futures.Future()
         future.set_result(self._result)
         return future
+
+
+class CombinedWork(dist._Work):
+    """Several staged works (a coalesced call) completing as one."""
+
+    def __init__(self, works: list[StagedWork], result: Any) -> None:
+        super().__init__()
+        self._works = works
+        self._result = result
+
+    def wait(self, timeout: timedelta | None = None) -> bool:
+        for work in self._works:
+            work.wait(timeout)
+        return True
+
+    def is_completed(self) -> bool:
+        return all(work.is_completed() for work in self._works)
+
+    def is_success(self) -> bool:
+        return self.is_completed()
+
+    def result(self) -> Any:
+        self.wait()
+        return self._result
+
+    def get_future(self) -> torch.futures.Future:
+        self.wait()
+        future: torch.futures.Future = torch.futures.Future()
+        future.set_result(self._result)
+        return future
