@@ -28,9 +28,8 @@ class HcclProcessGroup(dist.ProcessGroup):
         self._gloo = dist.ProcessGroupGloo(store, rank, world_size, timeout)
         # Helpers that look a backend up by device (DDP's parameter check,
         # `device_id=` binding) find gloo. The collectives of this class do
-        # not go there; what reaches it directly with npu tensors (the
-        # dispatcher's c10d ops: functional collectives, FSDP2) is refused
-        # by gloo as an unsupported device type.
+        # not go there; the dispatcher's c10d ops, which would hand it npu
+        # tensors directly, are refused on npu (dispatcher_guard).
         for device in ("cpu", "npu"):
             self._register_backend(torch.device(device), dist.ProcessGroup.BackendType.GLOO, self._gloo)
         # Works issued between _start_coalescing and _end_coalescing.
@@ -52,13 +51,13 @@ class HcclProcessGroup(dist.ProcessGroup):
 
     def _reduced(self, name: str, tensors: Tensors, opts, run, divide_on=None) -> StagedWork:
         """In-place reductions: stage, run gloo with a gloo-native op, apply
-        AVG's division on `divide_on` (default: every tensor), copy back."""
+        AVG's division on `divide_on(hosts)` (default: every host copy), copy back."""
         op = reduce_ops.ReduceSpec(opts.reduceOp)
         hosts = self._stage(tensors)
         reduce_ops.prescale(op, hosts)
         opts.reduceOp = reduce_ops.gloo_op(op)
         copy_back = CopyBack()
-        targets = list(tensors) if divide_on is None else divide_on(hosts)
+        targets = hosts if divide_on is None else divide_on(hosts)
         copy_back.before_copy(lambda: reduce_ops.postscale(op, targets, self.size()))
         for target, host in zip(tensors, hosts):
             copy_back.add(target, host)
@@ -67,13 +66,12 @@ class HcclProcessGroup(dist.ProcessGroup):
     # -- reductions ---------------------------------------------------------
     def allreduce(self, tensors: Tensors, opts=None) -> StagedWork:
         opts = opts or dist.AllreduceOptions()
-        return self._reduced("allreduce", tensors, opts, lambda h, o: self._gloo.allreduce(h, o),
-                             divide_on=lambda hosts: hosts)
+        return self._reduced("allreduce", tensors, opts, lambda h, o: self._gloo.allreduce(h, o))
 
     def allreduce_coalesced(self, tensors: Tensors, opts=None) -> StagedWork:
         opts = opts or dist.AllreduceCoalescedOptions()
         return self._reduced("allreduce_coalesced", tensors, opts,
-                             lambda h, o: self._gloo.allreduce_coalesced(h, o), divide_on=lambda hosts: hosts)
+                             lambda h, o: self._gloo.allreduce_coalesced(h, o))
 
     def reduce(self, tensors: Tensors, opts=None) -> StagedWork:
         opts = opts or dist.ReduceOptions()
