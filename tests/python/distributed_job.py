@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import torch
 import torch.distributed as dist
+import torch.distributed._functional_collectives as funcol
 
 import npu_emu
 
@@ -106,6 +107,14 @@ def collectives(device: torch.device) -> list[str]:
         dist.reduce_scatter_tensor(outs[1], small[RANK].to(device, copy=True), op=RedOp.MAX)
     check("coalesced reduce_scatter_tensor", outs,
           [stack.max(0).values.chunk(WORLD)[RANK], torch.stack(small).max(0).values.chunk(WORLD)[RANK]], failures)
+
+    # Functional collectives (what FSDP2 and DTensor call).
+    t = funcol.all_reduce(mine.to(device, copy=True), "sum", dist.group.WORLD)
+    check("functional all_reduce", funcol.wait_tensor(t), stack.sum(0), failures)
+    t = funcol.all_gather_tensor(mine.to(device, copy=True), 0, dist.group.WORLD)
+    check("functional all_gather_tensor", funcol.wait_tensor(t), torch.cat(inputs), failures)
+    t = funcol.reduce_scatter_tensor(mine.to(device, copy=True), "sum", 0, dist.group.WORLD)
+    check("functional reduce_scatter_tensor", funcol.wait_tensor(t), want_chunk, failures)
 
     # all_to_all: rank r's j-th piece goes to rank j at position r.
     outs = [torch.empty((2, 3), device=device) for _ in range(WORLD)]

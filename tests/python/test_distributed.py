@@ -125,14 +125,18 @@ def test_group_bound_to_an_npu_device(one_rank_group):
     assert torch.equal(t.cpu(), torch.full((3,), 2.0))
 
 
-def test_dispatcher_paths_on_npu_are_refused_clearly(one_rank_group):
-    """Functional collectives reach the c10d ops of the dispatcher, where gloo
-    would read npu memory without waiting for its stream."""
-    import torch.distributed._functional_collectives as funcol
-
+def test_dispatcher_ops_on_npu_are_refused_clearly(one_rank_group):
+    """c10d's dispatcher ops would hand npu tensors to gloo, which reads
+    their memory without waiting for the npu stream."""
     one_rank_group(backend="hccl")
-    for call in (lambda: funcol.all_gather_tensor(torch.ones(2, device="npu"), 0, dist.group.WORLD),
-                 lambda: funcol.reduce_scatter_tensor(torch.ones(2, device="npu"), "sum", 0, dist.group.WORLD)):
-        with pytest.raises(NotImplementedError, match=r"on npu tensors is not supported by npu-emu's hccl.*"
-                                                       r"use torch.distributed's collectives"):
+    group = dist.group.WORLD.boxed()
+    calls = {
+        "_allgather_base_": lambda: torch.ops.c10d._allgather_base_(
+            torch.empty(2, device="npu"), torch.ones(2, device="npu"), group, True, -1),
+        "alltoall_": lambda: torch.ops.c10d.alltoall_(
+            [torch.empty(2, device="npu")], [torch.ones(2, device="npu")], group, True, -1),
+    }
+    for name, call in calls.items():
+        with pytest.raises(NotImplementedError, match=rf"c10d::{name} on npu tensors is not supported by npu-emu's "
+                                                      r"hccl.*use torch.distributed's collectives"):
             call()

@@ -1,10 +1,11 @@
 """c10d's dispatcher ops on npu tensors: refused with one clear error.
 
 HcclProcessGroup serves torch.distributed's collectives from Python and from
-C++ callers (DDP) through ProcessGroup's trampoline. Paths that bypass it and
-call the c10d ops of the dispatcher directly (functional collectives, FSDP2,
-DTensor) would reach gloo with npu tensors, which gloo either refuses or
-reads without waiting for the npu stream; they are stopped here instead."""
+C++ callers (DDP, functional collectives) through ProcessGroup's trampoline.
+A call of a c10d op of the dispatcher itself (`torch.ops.c10d.*`, or a
+ProcessGroup method the trampoline does not forward) bypasses it and would
+reach gloo, registered for npu, with npu tensors, which gloo either refuses
+or reads without waiting for the npu stream; it is stopped here instead."""
 
 from __future__ import annotations
 
@@ -28,9 +29,9 @@ _library: torch.library.Library | None = None
 def _refusal(name: str):
     def refuse(*args: Any, **kwargs: Any) -> NoReturn:
         raise NotImplementedError(
-            f"c10d::{name} on npu tensors is not supported by npu-emu's hccl process group yet (it is reached by "
-            "functional collectives, FSDP2 and DTensor); use torch.distributed's collectives (dist.all_reduce, "
-            "dist.all_gather_into_tensor, ...) or DistributedDataParallel")
+            f"c10d::{name} on npu tensors is not supported by npu-emu's hccl process group yet (the dispatcher's op "
+            "bypasses the process group's staging through host memory); use torch.distributed's collectives "
+            "(dist.all_reduce, dist.all_gather_into_tensor, ...) or the functional collectives")
     return refuse
 
 
