@@ -153,6 +153,11 @@ def collectives(device: torch.device) -> list[str]:
     for w in works:
         w.wait()
     check("isend/irecv", got, inputs[peer], failures)
+    got = torch.empty_like(mine, device=device)
+    ops = [dist.P2POp(dist.isend, mine.to(device, copy=True), peer), dist.P2POp(dist.irecv, got, peer)]
+    for w in dist.batch_isend_irecv(ops):
+        w.wait()
+    check("batch_isend_irecv", got, inputs[peer], failures)
     return failures
 
 
