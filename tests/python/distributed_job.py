@@ -209,6 +209,41 @@ def ddp_parity(device: torch.device) -> list[str]:
     return failures
 
 
+def fsdp2_parity(device: torch.device) -> list[str]:
+    """fully_shard over 2 ranks with half the batch each against one process."""
+    from torch.distributed.fsdp import fully_shard
+
+    def model() -> torch.nn.Module:
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+
+    g = torch.Generator().manual_seed(2)
+    x, y = torch.randn(8, 6, generator=g), torch.randn(8, 2, generator=g)
+    reference = model().to(device)
+    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    sharded = model().to(device)
+    for layer in (sharded[0], sharded[2]):
+        fully_shard(layer)
+    fully_shard(sharded)
+    opt = torch.optim.SGD(sharded.parameters(), lr=0.1)
+    mine = slice(RANK * 4, RANK * 4 + 4)
+    for _ in range(3):
+        ref_opt.zero_grad()
+        torch.nn.functional.mse_loss(reference(x.to(device)), y.to(device)).backward()
+        ref_opt.step()
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(sharded(x[mine].to(device)), y[mine].to(device)).backward()
+        opt.step()
+    failures: list[str] = []
+    for (name, p), q in zip(sharded.named_parameters(), reference.parameters()):
+        full = p.full_tensor()
+        if full.device != device:
+            failures.append(f"FSDP2 {name} is on {full.device}")
+        if not torch.allclose(full.cpu(), q.detach().cpu(), rtol=1e-5, atol=1e-6):
+            failures.append(f"FSDP2 {name} differs from single-process training by {(full.cpu() - q.detach().cpu()).abs().max()}")
+    return failures
+
+
 def peer_dies(device: torch.device) -> dict:
     t = torch.ones(3, device=device)
     dist.all_reduce(t)
@@ -231,7 +266,7 @@ def main() -> None:
         result = {"npu": collectives(device), "cpu": collectives(torch.device("cpu")),
                   "stream": ordered_with_stream(device), "device": str(device)}
     elif scenario == "ddp":
-        result = {"ddp": ddp_parity(device)}
+        result = {"ddp": ddp_parity(device), "fsdp2": fsdp2_parity(device)}
     elif scenario == "peer_dies":
         result = peer_dies(device)
     else:

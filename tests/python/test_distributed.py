@@ -1,6 +1,6 @@
 """The `hccl` process group (npu_emu.distributed): 2-rank jobs of
 distributed_job.py checking every collective against the same computation
-on CPU, DDP against single-process training, and a dying rank; plus
+on CPU, DDP and FSDP2 against single-process training, and a dying rank; plus
 one-process groups in this interpreter."""
 
 from __future__ import annotations
@@ -63,10 +63,11 @@ def test_collectives_on_npu_match_cpu(backend):
         assert result["stream"] == [], result["stream"]
 
 
-def test_ddp_matches_single_process_training():
+def test_ddp_and_fsdp2_match_single_process_training():
     for rank, (code, result, err) in enumerate(run_job("ddp", "hccl")):
         assert code == 0, f"rank {rank} failed:\n{err[-3000:]}"
         assert result["ddp"] == [], result["ddp"]
+        assert result["fsdp2"] == [], result["fsdp2"]
 
 
 def test_dead_rank_fails_the_other_with_a_clear_error():
