@@ -138,6 +138,17 @@ def test_dispatcher_ops_on_npu_are_refused_clearly(one_rank_group):
             [torch.empty(2, device="npu")], [torch.ones(2, device="npu")], group, True, -1),
     }
     for name, call in calls.items():
-        with pytest.raises(NotImplementedError, match=rf"c10d::{name} on npu tensors is not supported by npu-emu's "
-                                                      r"hccl.*use torch.distributed's collectives"):
+        with pytest.raises(NotImplementedError, match=rf"c10d::{name} on npu tensors is not supported.*"
+                                                      r"init_process_group\('hccl'\)"):
             call()
+
+
+def test_gloo_group_with_npu_tensors_points_to_hccl(one_rank_group):
+    one_rank_group(backend="gloo")
+    for call in (lambda: dist.all_reduce(torch.ones(2, device="npu")),
+                 lambda: dist.broadcast(torch.ones(2, device="npu"), src=0)):
+        with pytest.raises(NotImplementedError, match=r"npu tensors need npu-emu's hccl process group"):
+            call()
+    cpu = torch.ones(2)
+    dist.all_reduce(cpu)  # host tensors keep working on gloo
+    assert torch.equal(cpu, torch.ones(2))

@@ -2,10 +2,11 @@
 
 HcclProcessGroup serves torch.distributed's collectives from Python and from
 C++ callers (DDP, functional collectives) through ProcessGroup's trampoline.
-A call of a c10d op of the dispatcher itself (`torch.ops.c10d.*`, or a
-ProcessGroup method the trampoline does not forward) bypasses it and would
-reach gloo, registered for npu, with npu tensors, which gloo either refuses
-or reads without waiting for the npu stream; it is stopped here instead."""
+A call of a c10d op of the dispatcher itself (`torch.ops.c10d.*`, a
+ProcessGroup method the trampoline does not forward, or any collective of a
+plain gloo group on npu tensors) bypasses it and would reach gloo with npu
+tensors, which gloo either refuses or reads without waiting for the npu
+stream; it is stopped here instead, naming hccl."""
 
 from __future__ import annotations
 
@@ -29,8 +30,9 @@ _library: torch.library.Library | None = None
 def _refusal(name: str):
     def refuse(*args: Any, **kwargs: Any) -> NoReturn:
         raise NotImplementedError(
-            f"c10d::{name} on npu tensors is not supported by npu-emu's hccl process group yet (the dispatcher's op "
-            "bypasses the process group's staging through host memory); use torch.distributed's collectives "
+            f"c10d::{name} on npu tensors is not supported: it reached a backend that cannot read npu memory (a "
+            "gloo group, or a direct torch.ops.c10d call); npu tensors need npu-emu's hccl process group, "
+            "init_process_group('hccl') or backend='cpu:gloo,npu:hccl', and torch.distributed's collectives "
             "(dist.all_reduce, dist.all_gather_into_tensor, ...) or the functional collectives")
     return refuse
 
