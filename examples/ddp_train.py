@@ -23,7 +23,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 import torch_npu  # noqa: E402,F401
 
-STEPS, BATCH, FEATURES, CLASSES, LR = 20, 32, 16, 4, 0.2
+STEPS, BATCH, FEATURES, CLASSES, LR = 30, 32, 16, 4, 0.01
 
 
 def make_model() -> nn.Module:
@@ -42,8 +42,8 @@ def batches() -> list[tuple[torch.Tensor, torch.Tensor]]:
 
 
 def train(model: nn.Module, device: torch.device, rank: int, world: int) -> list[float]:
-    """SGD over this rank's rows of every batch; returns the local losses."""
-    optimizer = torch.optim.SGD(model.parameters(), lr=LR, momentum=0.9)
+    """Adam over this rank's rows of every batch; returns the local losses."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=LR)
     rows = BATCH // world
     losses = []
     for x, y in batches():

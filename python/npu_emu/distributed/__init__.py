@@ -5,5 +5,6 @@ through PyTorch's gloo, with npu tensors staged through host memory.
 `hccl` backend name for the npu device with torch.distributed."""
 
 from npu_emu.distributed.registration import install
+from npu_emu.distributed.work import HcclWorkError
 
-__all__ = ["install"]
+__all__ = ["HcclWorkError", "install"]
