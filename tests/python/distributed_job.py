@@ -240,7 +240,8 @@ def fsdp2_parity(device: torch.device) -> list[str]:
         if full.device != device:
             failures.append(f"FSDP2 {name} is on {full.device}")
         if not torch.allclose(full.cpu(), q.detach().cpu(), rtol=1e-5, atol=1e-6):
-            failures.append(f"FSDP2 {name} differs from single-process training by {(full.cpu() - q.detach().cpu()).abs().max()}")
+            gap = (full.cpu() - q.detach().cpu()).abs().max()
+            failures.append(f"FSDP2 {name} differs from single-process training by {gap}")
     return failures
 
 

@@ -173,7 +173,8 @@ class HcclProcessGroup(dist.ProcessGroup):
         opts = opts or dist.AllToAllOptions()
         dtypes = {t.dtype for t in [*outputs, *inputs]}
         if len(dtypes) != 1:
-            raise TypeError(f"hccl (npu-emu): all_to_all needs one dtype across inputs and outputs; got {sorted(map(str, dtypes))}")
+            raise TypeError("hccl (npu-emu): all_to_all needs one dtype across inputs and outputs; "
+                            f"got {sorted(map(str, dtypes))}")
         hosts = self._stage(inputs)
         flat_input = torch.cat([h.reshape(-1) for h in hosts])
         flat_output = torch.empty(sum(t.numel() for t in outputs), dtype=flat_input.dtype)
