@@ -49,6 +49,9 @@ def activate(mode: str | None = None) -> str:
     from npu_emu import unsupported
 
     unsupported.install()
+    from npu_emu import distributed
+
+    distributed.install()
     _active_mode = mode
     return mode
 

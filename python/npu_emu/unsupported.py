@@ -2,8 +2,6 @@
 what is unsupported on npu and what to use instead (instead of PyTorch's
 bare assertions and `KeyError: 'npu'`):
 
-- torch.distributed's `hccl` backend (also what `init_process_group()` picks
-  for npu): a backend whose creation raises; gloo with CPU tensors works;
 - torch.compile's inductor backend on npu tensors: inductor finds npu code
   generators through `torch.npu.Scheduling` / `PythonWrapperCodegen` (see
   `inductor_attribute`), which refuse to generate; CPU graphs are untouched.
@@ -15,12 +13,6 @@ from typing import Any, NoReturn
 
 import torch
 
-HCCL_MESSAGE = (
-    "torch.distributed backend 'hccl' is not supported on npu-emu yet (emulated npu devices have no collective "
-    "communication): use backend 'gloo' with CPU tensors, e.g. init_process_group('gloo') and .cpu() before "
-    "collectives"
-)
-
 INDUCTOR_MESSAGE = (
     "torch.compile(backend='inductor') is not supported on npu yet (npu-emu has no inductor code generator for npu): "
     "use torch.compile(backend='eager') or backend='aot_eager', or run the model without torch.compile"
@@ -31,16 +23,9 @@ INDUCTOR_ATTRIBUTES = ("Scheduling", "PythonWrapperCodegen", "CppWrapperCodegen"
 
 
 def install() -> None:
-    """Registers the refusing stand-ins; called once when the backend activates."""
-    if torch.distributed.is_available():
-        from torch.distributed import Backend
-
-        if "hccl" not in Backend.backend_list:
-            Backend.register_backend("hccl", _refuse_hccl, devices=["npu"])
-
-
-def _refuse_hccl(*args: Any, **kwargs: Any) -> NoReturn:
-    raise NotImplementedError(HCCL_MESSAGE)
+    """Called once when the backend activates. Nothing is registered here
+    now: inductor finds its stand-ins through torch.npu's attributes, and
+    `hccl` is a working backend (npu_emu.distributed)."""
 
 
 def _refuse_inductor(*args: Any, **kwargs: Any) -> NoReturn:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-import torch.distributed as dist
 
 from conftest import run_python
 
@@ -71,32 +70,6 @@ def test_good_settings_still_import():
                    {"NPU": "emu", "NPU_EMU_DEVICE_COUNT": "2", "NPU_EMU_FALLBACK": "allow"})
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["2.0", "2"]
-
-
-# --- torch.distributed with hccl
-
-
-def test_hccl_process_group_says_use_gloo():
-    store = dist.HashStore()
-    with pytest.raises(NotImplementedError, match=r"backend 'hccl' is not supported on npu-emu yet.*use backend 'gloo'"):
-        dist.init_process_group("hccl", store=store, rank=0, world_size=1)
-    assert not dist.is_initialized()
-    # The supported way still works afterwards.
-    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    try:
-        t = torch.arange(4.0, device="npu")
-        cpu = t.cpu()
-        dist.all_reduce(cpu)
-        assert torch.equal(cpu, torch.arange(4.0))
-    finally:
-        dist.destroy_process_group()
-
-
-def test_default_backend_for_npu_says_use_gloo():
-    # No backend named: PyTorch picks npu's default backend (hccl).
-    with pytest.raises(NotImplementedError, match="use backend 'gloo'"):
-        dist.init_process_group(store=dist.HashStore(), rank=0, world_size=1)
-    assert not dist.is_initialized()
 
 
 # --- torch.compile with inductor
