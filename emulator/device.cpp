@@ -132,6 +132,9 @@ Runtime::Runtime() {
   const uint64_t hbm = hbm_text.empty()
                            ? profile_->hbm_bytes
                            : static_cast<uint64_t>(parse_int(hbm_text, "NPU_EMU_HBM_MB", 1, 1 << 24)) << 20;
+  // Read now so that a bad value fails aclInit, not the first launch.
+  (void)LaunchSettings::kernel_delay_us();
+  (void)LaunchSettings::launch_blocking();
   const auto ids = visible_devices(physical);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     devices_.push_back(std::make_unique<Device>(static_cast<int32_t>(i), ids[i], *profile_, hbm));
