@@ -85,24 +85,50 @@ Block* DeviceCachingAllocator::malloc(std::size_t size, aclrtStream stream) {
   const Request r{stream, rounded, cfg.caching_enabled ? segment_size(rounded) : rounded, pool};
 
   Block* block = take_free_block(r, cfg);
+  if (block != nullptr && pins_whole_segment(block, r)) {
+    // Kept whole (so releasable) while the device has room for a segment of
+    // its own; split only as a last resort below.
+    pool_insert(*r.pool, block);
+    block = nullptr;
+  }
   if (block == nullptr) {
     if (cfg.garbage_collection_threshold > 0.0) garbage_collect(cfg);
     block = allocate_segment(r, cfg);
   }
   if (block == nullptr && release_oversize_blocks(r, cfg)) block = allocate_segment(r, cfg);
-  if (block == nullptr) {
-    // Last resort: wait for every pending record_stream event, give the whole
-    // cache back to the device, and try once more.
-    synchronize_and_free_events();
-    release_cached_blocks();
-    stats_.num_alloc_retries += 1;
-    block = allocate_segment(r, cfg);
-  }
+  if (block == nullptr) block = retry_after_releasing_cache(r, cfg);
   if (block == nullptr) {
     stats_.num_ooms += 1;
     throw_oom(r, size, allowed_max_.has_value() && reserved_ + r.alloc_size > *allowed_max_);
   }
   return finish_allocation(block, r, size, cfg);
+}
+
+bool DeviceCachingAllocator::pins_whole_segment(const Block* block, const Request& r) {
+  // A large request served from a much larger unsplit cached segment leaves
+  // the rest cached but unreleasable for as long as the request lives: under
+  // a churn of large tensors that fragments the device until requests that
+  // fit in the free memory fail (issue 20).
+  return r.size > kMinLargeAlloc && !block->is_split() && block->size - r.size >= r.size;
+}
+
+Block* DeviceCachingAllocator::retry_after_releasing_cache(const Request& r, const AllocatorConfig& cfg) {
+  // As PyTorch's allocator before it reports OOM: wait for every pending
+  // record_stream event, give every wholly free segment back to the device
+  // and try a new segment again.
+  synchronize_and_free_events();
+  release_cached_blocks();
+  stats_.num_alloc_retries += 1;
+  if (Block* block = allocate_segment(r, cfg)) return block;
+  // Still no room: the free memory left is in free pieces of segments that
+  // are partly in use; the best-fitting piece (any size) is better than OOM.
+  Block key(device_, r.stream, r.size, r.pool, nullptr);
+  const auto it = r.pool->blocks.lower_bound(&key);
+  if (it == r.pool->blocks.end() || (*it)->stream != r.stream) return nullptr;
+  Block* block = *it;
+  spare_pool_nodes_.erase(r.pool->blocks, it);
+  block->gc_count = 0;
+  return block;
 }
 
 Block* DeviceCachingAllocator::take_free_block(const Request& r, const AllocatorConfig& cfg) {
@@ -380,7 +406,8 @@ void DeviceCachingAllocator::throw_oom(const Request& r, std::size_t requested, 
   os << "NPU out of memory. Tried to allocate " << format_size(r.alloc_size) << " (NPU " << static_cast<int>(device_)
      << "; " << format_size(total) << " total capacity; " << format_size(allocated) << " already allocated; "
      << format_size(active) << " current active; " << format_size(free) << " free; " << format_size(reserved)
-     << " reserved in total by PyTorch)";
+     << " reserved in total by PyTorch; " << format_size(static_cast<uint64_t>(reserved - allocated))
+     << " reserved but unallocated)";
   if (fraction_limited) {
     os << " The per-process memory fraction allows this process " << format_size(*allowed_max_) << " of "
        << format_size(total) << ".";
