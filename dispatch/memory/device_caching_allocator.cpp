@@ -105,11 +105,17 @@ Block* DeviceCachingAllocator::malloc(std::size_t size, aclrtStream stream) {
 }
 
 bool DeviceCachingAllocator::pins_whole_segment(const Block* block, const Request& r) {
-  // A large request served from a much larger unsplit cached segment leaves
-  // the rest cached but unreleasable for as long as the request lives: under
+  // A request served from a much larger cached block leaves the rest of its
+  // segment cached but unreleasable for as long as the request lives: under
   // a churn of large tensors that fragments the device until requests that
-  // fit in the free memory fail (issue 20).
-  return r.size > kMinLargeAlloc && !block->is_split() && block->size - r.size >= r.size;
+  // fit in the free memory fail (issue 20). So, while the device has room:
+  // a request with a segment of its own (> kMinLargeAlloc) does not cut a
+  // whole segment with kLargeBuffer or more to spare (a free piece of a
+  // segment in use is unreleasable anyway: using it costs nothing), and a
+  // request that shares kLargeBuffer segments takes no block bigger than one.
+  if (r.pool->is_small) return false;
+  if (r.size > kMinLargeAlloc) return !block->is_split() && block->size - r.size >= kLargeBuffer;
+  return block->size > kLargeBuffer;
 }
 
 Block* DeviceCachingAllocator::retry_after_releasing_cache(const Request& r, const AllocatorConfig& cfg) {
