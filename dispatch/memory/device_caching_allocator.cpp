@@ -8,6 +8,7 @@
 
 #include "acl/acl_rt.h"
 #include "dispatch/driver/acl_driver.h"
+#include "dispatch/memory/fault_oom.h"
 #include "dispatch/memory/size_rules.h"
 #include "dispatch/runtime/acl_check.h"
 
@@ -83,6 +84,12 @@ Block* DeviceCachingAllocator::malloc(std::size_t size, aclrtStream stream) {
   BlockPool* pool = is_small(rounded) ? &small_blocks_ : &large_blocks_;
   // Without caching every block is a segment of its own, never split.
   const Request r{stream, rounded, cfg.caching_enabled ? segment_size(rounded) : rounded, pool};
+  if (const auto n = injected_oom()) {
+    stats_.num_ooms += 1;
+    TORCH_CHECK_WITH(OutOfMemoryError, false, "NPU out of memory: injected by NPU_EMU_FAULTS=oom@", *n,
+                     " (device allocation ", *n, " of the process, ", format_size(r.size), " on NPU ",
+                     static_cast<int>(device_), ")");
+  }
 
   Block* block = take_free_block(r, cfg);
   if (block != nullptr && pins_whole_segment(block, r)) {
