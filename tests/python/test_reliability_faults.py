@@ -4,23 +4,30 @@ each fault and loses no device memory."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from conftest import run_python
 
 _OOM = """
 import torch, npu_emu
+
+def step(i):
+    t = torch.full((1000 * i,), float(i), device="npu")
+    return t.sum().item()
+
 failed = []
 for i in range(1, 7):
     before = torch.npu.memory_allocated()
     try:
-        t = torch.full((1000 * i,), float(i), device="npu")
+        value = step(i)
     except torch.OutOfMemoryError as e:
         failed.append(i)
         print("message", str(e).splitlines()[0])
-        assert torch.npu.memory_allocated() == before
-        continue
-    assert t.sum().item() == 1000 * i * i
+    else:
+        assert value == 1000 * i * i, value
+    assert torch.npu.memory_allocated() == before
 print("failed", failed)
 x = torch.arange(10.0, device="npu")
 print("after", (x * 2).sum().item())
@@ -33,9 +40,8 @@ def test_oom_at_n_fails_one_allocation(n: int) -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("message NPU out of memory") and f"NPU_EMU_FAULTS=oom@{n}" in lines[0], lines
-    assert len([line for line in lines if line.startswith("failed")]) == 1
-    failed = eval(next(line for line in lines if line.startswith("failed"))[len("failed "):])  # a list literal
-    assert len(failed) == 1
+    failed = ast.literal_eval(next(line for line in lines if line.startswith("failed"))[len("failed "):])
+    assert len(failed) == 1, failed  # one fault, then the next allocations work
     assert lines[-1] == "after 90.0"
 
 
