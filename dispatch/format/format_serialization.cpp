@@ -51,16 +51,16 @@ model::Format checked_loaded_format(const at::Tensor& t, const std::string& key,
   try {
     format = model::format_from_id(id);
   } catch (const std::invalid_argument& e) {
-    TORCH_CHECK(false, "torch.load: the checkpoint's npu format metadata '", key, "' names ", id,
+    TORCH_CHECK_VALUE(false, "torch.load: the checkpoint's npu format metadata '", key, "' names ", id,
                 ", which is not a known npu format (", e.what(), ")");
   }
-  TORCH_CHECK(model::is_storable_format(*format), "torch.load: the checkpoint's npu format metadata '", key,
+  TORCH_CHECK_VALUE(model::is_storable_format(*format), "torch.load: the checkpoint's npu format metadata '", key,
               "' names ", id, " (", model::format_name(*format),
               "), which is not a known npu format a tensor can be stored in");
   try {
     model::check_format_fits(*format, t.sizes().vec(), to_model_dtype(t.scalar_type()));
   } catch (const std::invalid_argument& e) {
-    TORCH_CHECK(false, "torch.load: the checkpoint's npu format metadata '", key, "' names ",
+    TORCH_CHECK_VALUE(false, "torch.load: the checkpoint's npu format metadata '", key, "' names ",
                 model::format_name(*format), " (", id, "), but the loaded tensor of shape ", t.sizes(), " and dtype ",
                 t.scalar_type(), " cannot hold that format (", e.what(), "); the file was damaged or edited");
   }
