@@ -423,8 +423,8 @@ void DeviceCachingAllocator::throw_oom(const Request& r, std::size_t requested, 
   os << "NPU out of memory. Tried to allocate " << format_size(r.alloc_size) << " (NPU " << static_cast<int>(device_)
      << "; " << format_size(total) << " total capacity; " << format_size(allocated) << " already allocated; "
      << format_size(active) << " current active; " << format_size(free) << " free; " << format_size(reserved)
-     << " reserved in total by PyTorch; " << format_size(static_cast<uint64_t>(reserved - allocated))
-     << " reserved but unallocated)";
+     << " reserved in total by PyTorch) Of the reserved memory "
+     << format_size(static_cast<uint64_t>(reserved - allocated)) << " is reserved by PyTorch but unallocated.";
   if (fraction_limited) {
     os << " The per-process memory fraction allows this process " << format_size(*allowed_max_) << " of "
        << format_size(total) << ".";

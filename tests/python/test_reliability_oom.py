@@ -63,5 +63,5 @@ print("allocated", torch.npu.memory_allocated() >> 20)
 """
     result = run_python(code, env={"NPU_EMU_HBM_MB": "512"})
     assert result.returncode == 0, result.stderr
-    assert "reserved but unallocated" in result.stdout, result.stdout
+    assert "is reserved by PyTorch but unallocated" in result.stdout, result.stdout
     assert result.stdout.splitlines()[-1] == "allocated 100"
