@@ -1,5 +1,6 @@
 // The ACL stream and event API.
 #include <chrono>
+#include <string>
 
 #include "acl/acl_rt.h"
 #include "emulator/acl_error.h"
@@ -79,7 +80,7 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
     Runtime& rt = Runtime::get();
     auto ev = rt.event(event);
     auto& s = rt.stream(stream);
-    const uint64_t generation = ev->begin_record();
+    const uint64_t generation = ev->begin_record(s.device());
     s.submit({"aclrtRecordEvent", [ev, generation] { ev->complete(generation); }, false});
   });
 }
@@ -108,6 +109,12 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endE
     const auto t0 = start->completion_time();
     const auto t1 = end->completion_time();
     if (!t0 || !t1) fail(ACL_ERROR_RT_EVENT_NOT_RECORD, "both events must be recorded and completed");
+    if (start->device() != end->device()) {
+      // CANN and CUDA refuse too: the two devices' clocks are not one timeline.
+      fail(ACL_ERROR_RT_PARAM_INVALID, "elapsed time between events recorded on different devices (npu:" +
+                                           std::to_string(start->device()) + " and npu:" +
+                                           std::to_string(end->device()) + "); record both on one device");
+    }
     *ms = std::chrono::duration<float, std::milli>(*t1 - *t0).count();
   });
 }

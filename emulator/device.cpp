@@ -11,6 +11,7 @@
 
 #include "device_model/limits.h"
 #include "emulator/acl_error.h"
+#include "emulator/fault_injection.h"
 
 namespace npu::emu {
 
@@ -132,6 +133,10 @@ Runtime::Runtime() {
   const uint64_t hbm = hbm_text.empty()
                            ? profile_->hbm_bytes
                            : static_cast<uint64_t>(parse_int(hbm_text, "NPU_EMU_HBM_MB", 1, 1 << 24)) << 20;
+  // Read now so that a bad value fails aclInit, not the first launch.
+  (void)LaunchSettings::kernel_delay_us();
+  (void)LaunchSettings::launch_blocking();
+  check_fault_setting();
   const auto ids = visible_devices(physical);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     devices_.push_back(std::make_unique<Device>(static_cast<int32_t>(i), ids[i], *profile_, hbm));

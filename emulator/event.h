@@ -2,6 +2,7 @@
 // reaches it. Only the most recent record counts, as on the device.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -21,6 +22,14 @@ class Event {
 
   // Host side of a record: returns the generation the stream must complete.
   uint64_t begin_record();
+  // Host side of a record on a stream of `device`: as begin_record, and
+  // remembers the device (elapsed time is only defined within one device).
+  uint64_t begin_record(int32_t device) {
+    device_.store(device, std::memory_order_relaxed);
+    return begin_record();
+  }
+  // The device of the latest record; -1 when never recorded.
+  int32_t device() const { return device_.load(std::memory_order_relaxed); }
   // Stream side: the stream reached the record of `generation`.
   void complete(uint64_t generation);
 
@@ -36,6 +45,7 @@ class Event {
  private:
   const uint32_t flags_;
   const bool timing_;
+  std::atomic<int32_t> device_{-1};
   mutable std::mutex mutex_;
   mutable std::condition_variable cv_;
   uint64_t latest_ = 0;     // generation of the latest record (0: never)

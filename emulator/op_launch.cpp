@@ -6,6 +6,7 @@
 
 #include "emulator/acl_error.h"
 #include "emulator/device.h"
+#include "emulator/fault_injection.h"
 #include "kernels/copy/copy.h"
 
 namespace npu::emu {
@@ -58,7 +59,8 @@ void give_executor(std::unique_ptr<aclOpExecutor> ex) {
 
 }  // namespace
 
-void make_executor(const char*, uint64_t* workspace_size, aclOpExecutor** executor, TaskBody&& body) {
+void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor, TaskBody&& body) {
+  inject_op_fault(op_name);  // NPU_EMU_FAULTS=aclnn_error@...
   std::unique_ptr<aclOpExecutor> ex = take_executor();
   ex->task.body = std::move(body);
   *workspace_size = 0;  // the emulator needs no device workspace

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -18,10 +20,20 @@ namespace npu::emu {
 
 namespace {
 
+// A whole decimal integer in [0, 10^9] (strtoull alone would take "abc" as 0
+// and "-5" as a huge delay), or an error naming the variable.
 uint64_t env_u64(const char* name, uint64_t fallback) {
+  constexpr uint64_t kMax = 1000000000;
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return fallback;
-  return std::strtoull(v, nullptr, 10);
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long value = std::strtoull(v, &end, 10);
+  if (*v < '0' || *v > '9' || *end != '\0' || errno == ERANGE || value > kMax) {
+    fail(ACL_ERROR_INVALID_PARAM, std::string(name) + " must be an integer from 0 to " + std::to_string(kMax) +
+                                      " (microseconds), got '" + v + "'");
+  }
+  return value;
 }
 
 std::atomic<uint64_t>& delay_us() {
@@ -36,7 +48,9 @@ void LaunchSettings::set_kernel_delay_us(uint64_t us) { delay_us().store(us, std
 bool LaunchSettings::launch_blocking() {
   static const bool blocking = [] {
     const char* v = std::getenv("ASCEND_LAUNCH_BLOCKING");
-    return v != nullptr && std::strcmp(v, "1") == 0;
+    if (v == nullptr || *v == '\0' || std::strcmp(v, "0") == 0) return false;
+    if (std::strcmp(v, "1") == 0) return true;
+    fail(ACL_ERROR_INVALID_PARAM, std::string("ASCEND_LAUNCH_BLOCKING must be 0 or 1, got '") + v + "'");
   }();
   return blocking;
 }

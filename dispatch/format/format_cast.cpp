@@ -76,6 +76,14 @@ at::Tensor format_cast(const at::Tensor& t, model::Format format, std::optional<
     return 0;
   });
   const model::StorageDesc src_desc = storage_desc(t);
+  if (t.numel() == 0) {
+    // No element to move (a dim of 0, e.g. 0 channels): a new storage in the
+    // target format is the whole result. The runtime's cast would refuse it
+    // (an empty private storage never "covers" a tensor).
+    if (src_desc.npu_format == target) return t;
+    c10::DeviceGuard guard(t.device());
+    return empty_with_format(t.sizes(), t.scalar_type(), t.device(), target);
+  }
   // A view of a private storage is not laid out in that format by itself:
   // it is cast from its base-format values.
   const bool private_view = model::is_private_format(src_desc.npu_format) && !covers_storage(t, src_desc);

@@ -5,11 +5,15 @@
 // written are always base-format ones (python/npu_emu/serialization.py
 // converts before pickling), so a checkpoint loads anywhere, CPU included;
 // only a load onto npu brings the format back.
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 
 #include <torch/csrc/jit/serialization/pickler_helper.h>
 
+#include "device_model/format.h"
+#include "device_model/storage_desc.h"
 #include "dispatch/format/format_cast.h"
 #include "dispatch/format/storage_format.h"
 
@@ -38,6 +42,31 @@ void describe_format(const at::Tensor& t, Metadata& metadata) {
   metadata[kFormatKey + std::to_string(static_cast<int>(format))] = true;
 }
 
+// The format a checkpoint's metadata names, once it is known to fit the
+// loaded tensor. describe_format never writes a format the tensor cannot hold,
+// so anything else is a damaged or edited file: it is refused here, before
+// any cast (which would fall back with a warning or fail in a later op).
+model::Format checked_loaded_format(const at::Tensor& t, const std::string& key, int64_t id) {
+  std::optional<model::Format> format;
+  try {
+    format = model::format_from_id(id);
+  } catch (const std::invalid_argument& e) {
+    TORCH_CHECK_VALUE(false, "torch.load: the checkpoint's npu format metadata '", key, "' names ", id,
+                ", which is not a known npu format (", e.what(), ")");
+  }
+  TORCH_CHECK_VALUE(model::is_storable_format(*format), "torch.load: the checkpoint's npu format metadata '", key,
+              "' names ", id, " (", model::format_name(*format),
+              "), which is not a known npu format a tensor can be stored in");
+  try {
+    model::check_format_fits(*format, t.sizes().vec(), to_model_dtype(t.scalar_type()));
+  } catch (const std::invalid_argument& e) {
+    TORCH_CHECK_VALUE(false, "torch.load: the checkpoint's npu format metadata '", key, "' names ",
+                model::format_name(*format), " (", id, "), but the loaded tensor of shape ", t.sizes(), " and dtype ",
+                t.scalar_type(), " cannot hold that format (", e.what(), "); the file was damaged or edited");
+  }
+  return *format;
+}
+
 void restore_format(const at::Tensor& t, Metadata& metadata) {
   for (const auto& [key, value] : metadata) {
     if (!value || key.rfind(kFormatKey, 0) != 0) continue;
@@ -47,7 +76,7 @@ void restore_format(const at::Tensor& t, Metadata& metadata) {
     } catch (const std::exception&) {
       TORCH_CHECK(false, "torch.load: malformed npu format metadata '", key, "' (expected npu_format_<id>)");
     }
-    format_cast_(t, format_from_user_id(id));
+    format_cast_(t, checked_loaded_format(t, key, id));
   }
 }
 

@@ -182,7 +182,14 @@ AllocatorConfig config_from_environment() {
     // which setting holds it.
     throw std::invalid_argument(std::string(variable) + "='" + text + "': " + e.what());
   }
-  if (const char* off = env("PYTORCH_NO_NPU_MEMORY_CACHING")) cfg.caching_enabled = std::string(off) == "0";
+  if (const char* off = env("PYTORCH_NO_NPU_MEMORY_CACHING")) {
+    const std::string text(off);
+    if (text != "0" && text != "1") {
+      throw std::invalid_argument("PYTORCH_NO_NPU_MEMORY_CACHING must be 0 or 1 (1 turns the caching allocator off), got '" +
+                                  text + "'");
+    }
+    cfg.caching_enabled = text == "0";
+  }
   return cfg;
 }
 

@@ -8,6 +8,7 @@
 
 #include "acl/acl_rt.h"
 #include "dispatch/driver/acl_driver.h"
+#include "dispatch/memory/fault_oom.h"
 #include "dispatch/memory/size_rules.h"
 #include "dispatch/runtime/acl_check.h"
 
@@ -115,31 +116,73 @@ Block* DeviceCachingAllocator::allocate(std::size_t size, aclrtStream stream) {
   BlockPool* pool = is_small(rounded) ? &small_blocks_ : &large_blocks_;
   // Without caching every block is a segment of its own, never split.
   const Request r{stream, rounded, cfg.caching_enabled ? segment_size(rounded) : rounded, pool};
+  if (const auto n = injected_oom()) {
+    stats_.num_ooms += 1;
+    TORCH_CHECK_WITH(OutOfMemoryError, false, "NPU out of memory: injected by NPU_EMU_FAULTS=oom@", *n,
+                     " (device allocation ", *n, " of the process, ", format_size(r.size), " on NPU ",
+                     static_cast<int>(device_), ")");
+  }
 
   if (pool->is_small && num_parked_ > 0) {
     if (Block* parked = take_parked(r)) return finish_allocation(parked, r, size, cfg);
     unpark_all();  // the pool search below sees what the merging path leaves
   }
   Block* block = take_free_block(r, cfg);
+  if (block != nullptr && pins_whole_segment(block, r)) {
+    // Kept whole (so releasable) while the device has room for a segment of
+    // its own; split only as a last resort below.
+    pool_insert(*r.pool, block);
+    block = nullptr;
+  }
   if (block == nullptr) {
     if (cfg.garbage_collection_threshold > 0.0) garbage_collect(cfg);
     block = allocate_segment(r, cfg);
   }
   if (block == nullptr && release_oversize_blocks(r, cfg)) block = allocate_segment(r, cfg);
-  if (block == nullptr) {
-    // Last resort: wait for every pending record_stream event, give the whole
-    // cache back to the device, and try once more.
-    synchronize_and_free_events();
-    unpark_all();
-    release_cached_blocks();
-    stats_.num_alloc_retries += 1;
-    block = allocate_segment(r, cfg);
-  }
+  if (block == nullptr) block = retry_after_releasing_cache(r, cfg);
   if (block == nullptr) {
     stats_.num_ooms += 1;
     throw_oom(r, size, allowed_max_.has_value() && reserved_ + r.alloc_size > *allowed_max_);
   }
   return finish_allocation(block, r, size, cfg);
+}
+
+bool DeviceCachingAllocator::pins_whole_segment(const Block* block, const Request& r) {
+  // A request served from a cached block keeps that block's whole segment
+  // unreleasable for as long as it lives; under a churn of large tensors
+  // that fragments the device until requests that fit beside the live data
+  // fail (issue 20: 6-25 % of them). So, while the device has room for a new
+  // segment, a request with a segment of its own (> kMinLargeAlloc) takes
+  // only a whole cached segment with less than kLargeBuffer to spare, and a
+  // request that shares kLargeBuffer segments takes no piece of a bigger
+  // segment. When the device is full, retry_after_releasing_cache releases
+  // what is whole and then takes any piece that fits.
+  if (r.pool->is_small) return false;
+  if (r.size > kMinLargeAlloc) return block->is_split() || block->size - r.size >= kLargeBuffer;
+  std::size_t segment = block->size;
+  for (const Block* b = block->prev; b != nullptr; b = b->prev) segment += b->size;
+  for (const Block* b = block->next; b != nullptr; b = b->next) segment += b->size;
+  return segment > kLargeBuffer;
+}
+
+Block* DeviceCachingAllocator::retry_after_releasing_cache(const Request& r, const AllocatorConfig& cfg) {
+  // As PyTorch's allocator before it reports OOM: wait for every pending
+  // record_stream event, give every wholly free segment back to the device
+  // and try a new segment again.
+  synchronize_and_free_events();
+  unpark_all();  // parked small blocks merge back, so their segments can be released
+  release_cached_blocks();
+  stats_.num_alloc_retries += 1;
+  if (Block* block = allocate_segment(r, cfg)) return block;
+  // Still no room: the free memory left is in free pieces of segments that
+  // are partly in use; the best-fitting piece (any size) is better than OOM.
+  Block key(device_, r.stream, r.size, r.pool, nullptr);
+  const auto it = r.pool->blocks.lower_bound(&key);
+  if (it == r.pool->blocks.end() || (*it)->stream != r.stream) return nullptr;
+  Block* block = *it;
+  spare_pool_nodes_.erase(r.pool->blocks, it);
+  block->gc_count = 0;
+  return block;
 }
 
 Block* DeviceCachingAllocator::take_free_block(const Request& r, const AllocatorConfig& cfg) {
@@ -468,7 +511,8 @@ void DeviceCachingAllocator::throw_oom(const Request& r, std::size_t requested, 
   os << "NPU out of memory. Tried to allocate " << format_size(r.alloc_size) << " (NPU " << static_cast<int>(device_)
      << "; " << format_size(total) << " total capacity; " << format_size(allocated) << " already allocated; "
      << format_size(active) << " current active; " << format_size(free) << " free; " << format_size(reserved)
-     << " reserved in total by PyTorch)";
+     << " reserved in total by PyTorch) Of the reserved memory "
+     << format_size(static_cast<uint64_t>(reserved - allocated)) << " is reserved by PyTorch but unallocated.";
   if (fraction_limited) {
     os << " The per-process memory fraction allows this process " << format_size(*allowed_max_) << " of "
        << format_size(total) << ".";

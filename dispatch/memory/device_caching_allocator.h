@@ -93,6 +93,8 @@ class DeviceCachingAllocator {
   static void update(StatArray& stat, const StatTypes& types, int64_t delta);
 
   Block* take_free_block(const Request& r, const AllocatorConfig& cfg);
+  static bool pins_whole_segment(const Block* block, const Request& r);
+  Block* retry_after_releasing_cache(const Request& r, const AllocatorConfig& cfg);
   Block* allocate_segment(const Request& r, const AllocatorConfig& cfg);
   Block* finish_allocation(Block* block, const Request& r, std::size_t requested, const AllocatorConfig& cfg);
   void free_block(Block* block);

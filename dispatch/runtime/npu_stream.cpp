@@ -91,6 +91,14 @@ c10::Stream external_stream(c10::DeviceIndex device, aclrtStream handle) {
   const auto id = static_cast<c10::StreamId>(reinterpret_cast<intptr_t>(handle));
   TORCH_CHECK(id > kExternalStreamBase, "ExternalStream: ", handle, " is not a valid ACL stream handle");
   device_streams(device);
+  // Asked now, so that a bogus handle fails here and not at the first launch
+  // on it (the runtime knows its live streams; the handle is not dereferenced).
+  aclrtStreamStatus status = ACL_STREAM_STATUS_COMPLETE;
+  const aclError err = NPU_ACL(aclrtStreamQuery)(handle, &status);
+  if (err != ACL_SUCCESS) NPU_ACL(aclGetRecentErrMsg)();  // consumed: reported here, not by a later call
+  TORCH_CHECK(err == ACL_SUCCESS, "ExternalStream: ", handle,
+              " is not a live ACL stream of this process (aclrtStreamQuery returned error ", err,
+              "); pass a handle from aclrtCreateStream or torch.npu.Stream().npu_stream");
   return make_stream(device, id);
 }
 
