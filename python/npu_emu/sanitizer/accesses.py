@@ -1,0 +1,116 @@
+"""Per-storage record of the last write and the reads since, and the race check."""
+
+from __future__ import annotations
+
+import traceback
+import weakref
+from dataclasses import dataclass, field
+
+import torch
+
+from npu_emu.sanitizer.clocks import Clocks, StreamKey
+
+
+class StreamRaceError(RuntimeError):
+    """Two accesses to one npu storage on different streams, at least one a
+    write, with no synchronization ordering them."""
+
+
+@dataclass(frozen=True)
+class Access:
+    """One op's read or write of a storage."""
+
+    is_write: bool
+    stream: StreamKey
+    seq: int
+    op: str
+    stack: traceback.StackSummary
+
+
+@dataclass
+class StorageRecord:
+    """Accesses of one live storage; `alive` tells a reused address apart."""
+
+    alive: weakref.ref
+    last_write: Access | None = None
+    reads: dict[StreamKey, Access] = field(default_factory=dict)
+
+
+def capture_stack() -> traceback.StackSummary:
+    # Lines are looked up only if a race is reported: capturing is per op.
+    return traceback.StackSummary.extract(traceback.walk_stack(None), lookup_lines=False)
+
+
+# Frames of the detector itself and of torch's call plumbing, not of the program.
+_PLUMBING = ("/npu_emu/sanitizer/", "/torch/utils/_python_dispatch.py", "/torch/_compile.py", "/torch/_dynamo/")
+
+
+def _user_frames(stack: traceback.StackSummary) -> str:
+    """The stack without the sanitizer's and torch's dispatch frames, oldest first."""
+    frames = [f for f in reversed(stack) if not any(part in f.filename for part in _PLUMBING)]
+    return "".join(traceback.format_list(frames)) or "  (no Python frames)\n"
+
+
+def _stream_name(key: StreamKey) -> str:
+    return f"npu:{key[0]} stream_id={key[1]}" + (" (default stream)" if key[1] == 0 else "")
+
+
+def _describe(tensor: torch.Tensor) -> str:
+    return (f"tensor of shape {tuple(tensor.shape)}, dtype {tensor.dtype}, storage data_ptr "
+            f"{tensor.untyped_storage().data_ptr():#x} on {tensor.device}")
+
+
+def race_message(tensor: torch.Tensor, current: Access, previous: Access) -> str:
+    kind = {True: "write", False: "read"}
+    return (
+        f"npu-emu stream sanitizer (NPU_EMU_SANITIZE=streams): unsynchronized "
+        f"{kind[current.is_write]} after {kind[previous.is_write]} of a {_describe(tensor)}.\n"
+        f"Now: {current.op} {kind[current.is_write]}s it on {_stream_name(current.stream)} at\n"
+        f"{_user_frames(current.stack)}"
+        f"Before: {previous.op} {'wrote' if previous.is_write else 'read'} it on {_stream_name(previous.stream)} at\n"
+        f"{_user_frames(previous.stack)}"
+        f"Nothing orders the two: make {_stream_name(current.stream)} wait for the other stream "
+        f"(stream.wait_stream(other), or event.record(other) then stream.wait_event(event)), or synchronize "
+        f"(torch.npu.synchronize()); when freeing a tensor used on another stream, call tensor.record_stream(stream).")
+
+
+class AccessTracker:
+    """Checks each access against the storage's earlier accesses."""
+
+    def __init__(self, clocks: Clocks) -> None:
+        self.clocks = clocks
+        self.storages: dict[tuple[int, int], StorageRecord] = {}
+
+    def _record(self, tensor: torch.Tensor) -> StorageRecord:
+        storage = tensor.untyped_storage()
+        key = (tensor.device.index or 0, storage.data_ptr())
+        record = self.storages.get(key)
+        if record is None or record.alive() is None:
+            # A new storage (or a freed one's address reused by the allocator,
+            # which orders reuse after the old uses itself): no history.
+            record = StorageRecord(alive=weakref.ref(storage))
+            self.storages[key] = record
+        return record
+
+    def _check(self, tensor: torch.Tensor, current: Access, previous: Access | None) -> None:
+        if previous is None or previous.stream == current.stream:
+            return
+        if not self.clocks.happened_before(previous.stream, previous.seq, current.stream):
+            raise StreamRaceError(race_message(tensor, current, previous))
+
+    def access(self, tensor: torch.Tensor, current: Access) -> None:
+        """Records `current`; raises StreamRaceError if it races an earlier access."""
+        if tensor.untyped_storage().nbytes() == 0:
+            return
+        record = self._record(tensor)
+        self._check(tensor, current, record.last_write)
+        if current.is_write:
+            for read in record.reads.values():
+                self._check(tensor, current, read)
+            record.last_write = current
+            record.reads = {}
+        else:
+            record.reads[current.stream] = current
+
+    def forget_all(self) -> None:
+        self.storages.clear()

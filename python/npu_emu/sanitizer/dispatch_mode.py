@@ -1,0 +1,107 @@
+"""A TorchDispatchMode that turns every op on npu tensors into storage reads and
+writes on the op's stream, from the op schema's alias annotations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
+
+from npu_emu.sanitizer.accesses import Access, AccessTracker, capture_stack
+from npu_emu.sanitizer.clocks import StreamKey
+
+# Ops that touch no tensor data (bookkeeping only).
+_NO_ACCESS_OPS = frozenset({"aten::record_stream", "aten::set_", "aten::resize_", "aten::detach",
+                            "aten::lift_fresh"})
+
+
+def _npu_tensors(value: Any) -> Iterator[torch.Tensor]:
+    for leaf in tree_leaves(value):
+        if isinstance(leaf, torch.Tensor) and leaf.device.type == "npu":
+            yield leaf
+
+
+def _is_view_op(schema: torch.FunctionSchema) -> bool:
+    """An op returning aliases of its inputs without writing them (view, as_strided...)."""
+    return any(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns)
+
+
+def _current_stream(device_index: int) -> StreamKey:
+    stream = torch.accelerator.current_stream(torch.device("npu", device_index))
+    return (stream.device_index, stream.stream_id)
+
+
+def _argument(schema: torch.FunctionSchema, args: tuple, kwargs: dict, name: str) -> Any:
+    for position, argument in enumerate(schema.arguments):
+        if argument.name == name:
+            return args[position] if position < len(args) else kwargs.get(name)
+    return None
+
+
+def _waits_for_stream(schema: torch.FunctionSchema, args: tuple, kwargs: dict, out: Any) -> bool:
+    if schema.name == "aten::_local_scalar_dense":  # .item()
+        return True
+    if _argument(schema, args, kwargs, "non_blocking"):
+        return False
+    return any(isinstance(t, torch.Tensor) and t.device.type == "cpu" for t in tree_leaves(out))
+
+
+class StreamAccessMode(TorchDispatchMode):
+    """Reports each op's storage accesses to the tracker before running it."""
+
+    def __init__(self, tracker: AccessTracker) -> None:
+        super().__init__()
+        self.tracker = tracker
+
+    def _argument_accesses(self, func: Any, args: tuple, kwargs: dict) -> list[tuple[torch.Tensor, bool]]:
+        schema = func._schema
+        accesses: list[tuple[torch.Tensor, bool]] = []
+        for position, argument in enumerate(schema.arguments):
+            if position < len(args):
+                value = args[position]
+            elif argument.name in kwargs:
+                value = kwargs[argument.name]
+            else:
+                continue
+            is_write = argument.alias_info is not None and argument.alias_info.is_write
+            accesses.extend((tensor, is_write) for tensor in _npu_tensors(value))
+        return accesses
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = kwargs or {}
+        schema = func._schema
+        if schema.name in _NO_ACCESS_OPS or _is_view_op(schema):
+            return func(*args, **kwargs)
+        accesses = self._argument_accesses(func, args, kwargs)
+        if not accesses:
+            # Factory ops and host-only ops: outputs are fresh storages.
+            out = func(*args, **kwargs)
+            self._record_outputs(func, out, set())
+            return out
+        stack = capture_stack()
+        stream = _current_stream(accesses[0][0].device.index or 0)
+        seq = self.tracker.clocks.launch(stream)
+        # Writes last: an op that reads and writes one storage is checked as a write.
+        for tensor, is_write in sorted(accesses, key=lambda a: a[1]):
+            self.tracker.access(tensor, Access(is_write, stream, seq, schema.name, stack))
+        out = func(*args, **kwargs)
+        seen = {t.untyped_storage().data_ptr() for t, _ in accesses}
+        self._record_outputs(func, out, seen, stream, seq, stack)
+        if _waits_for_stream(schema, args, kwargs, out):
+            # A blocking copy to the host returns after the stream's work is done.
+            self.tracker.clocks.host_sync_stream(stream)
+        return out
+
+    def _record_outputs(self, func: Any, out: Any, seen: set[int], stream: StreamKey | None = None,
+                        seq: int = 0, stack: Any = None) -> None:
+        for tensor in _npu_tensors(out):
+            if tensor.untyped_storage().data_ptr() in seen:
+                continue  # an in-place/out= result, already recorded
+            if stream is None:
+                stream = _current_stream(tensor.device.index or 0)
+                seq = self.tracker.clocks.launch(stream)
+                stack = capture_stack()
+            self.tracker.access(tensor, Access(True, stream, seq, func._schema.name, stack))
