@@ -45,10 +45,15 @@ def capture_stack() -> traceback.StackSummary:
 _PLUMBING = ("/npu_emu/sanitizer/", "/torch/utils/_python_dispatch.py", "/torch/_compile.py", "/torch/_dynamo/")
 
 
+_MAX_FRAMES = 12  # innermost frames shown per stack
+
+
 def _user_frames(stack: traceback.StackSummary) -> str:
     """The stack without the sanitizer's and torch's dispatch frames, oldest first."""
     frames = [f for f in reversed(stack) if not any(part in f.filename for part in _PLUMBING)]
-    return "".join(traceback.format_list(frames)) or "  (no Python frames)\n"
+    hidden = max(0, len(frames) - _MAX_FRAMES)
+    outer = f"  ... {hidden} outer frames ...\n" if hidden else ""
+    return outer + "".join(traceback.format_list(frames[hidden:])) or "  (no Python frames)\n"
 
 
 def _stream_name(key: StreamKey) -> str:
