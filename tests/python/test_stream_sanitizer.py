@@ -1,0 +1,240 @@
+"""The stream race detector (NPU_EMU_SANITIZE=streams / npu_emu.sanitizer.enable()):
+known races are reported with both stacks, the tensor and the streams; the
+correct synchronization idioms are not reported and compute what CPU does."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+import pytest
+import torch
+
+from conftest import run_python
+from npu_emu import sanitizer
+from npu_emu.sanitizer import StreamRaceError
+
+# Ops that read their npu input(s) and write a new output, each run on a second stream.
+READERS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "add": lambda t: t + 1,
+    "matmul": lambda t: t @ t,
+    "sum": lambda t: t.sum(dim=0),
+    "copy_to_new": lambda t: t.clone(),
+}
+
+
+@pytest.fixture
+def detector() -> Iterator[None]:
+    torch.npu.synchronize()
+    sanitizer.enable()
+    try:
+        yield
+    finally:
+        sanitizer.disable()
+        torch.npu.synchronize()
+
+
+def _host_matrix() -> torch.Tensor:
+    return torch.arange(16, dtype=torch.float32).reshape(4, 4) / 7
+
+
+# ---- known races ----------------------------------------------------------
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_write_on_one_stream_read_on_another_is_reported(detector, reader: str) -> None:
+    side = torch.npu.Stream()
+    produced = torch.empty(4, 4, device="npu")
+    torch.npu.synchronize()
+    with torch.npu.stream(side):
+        produced.copy_(_host_matrix())  # line of the write, named in the report
+    with pytest.raises(StreamRaceError) as info:
+        READERS[reader](produced)  # read on the default stream, nothing waited
+    message = str(info.value)
+    assert "read after write" in message
+    assert "shape (4, 4)" in message and "torch.float32" in message
+    assert f"{produced.untyped_storage().data_ptr():#x}" in message
+    assert f"stream_id={side.stream_id}" in message and "stream_id=0 (default stream)" in message
+    # Both Python stacks point at this test's lines.
+    assert "produced.copy_(_host_matrix())" in message and "READERS[reader](produced)" in message
+
+
+def test_write_write_race_is_reported(detector) -> None:
+    side = torch.npu.Stream()
+    target = torch.zeros(1000, device="npu")
+    torch.npu.synchronize()
+    with torch.npu.stream(side):
+        target.fill_(2.0)
+    with pytest.raises(StreamRaceError, match=r"(?s)write after write.*aten::add_ writes it.*aten::fill_ wrote it"):
+        target.add_(1.0)
+
+
+def test_write_after_read_race_is_reported(detector) -> None:
+    side = torch.npu.Stream()
+    source = torch.ones(1000, device="npu")
+    side.wait_stream(torch.npu.current_stream())
+    with torch.npu.stream(side):
+        total = source.sum()
+    with pytest.raises(StreamRaceError, match="write after read"):
+        source.mul_(3)  # may overwrite `source` while `side` still sums it
+    del total
+
+
+def test_event_recorded_but_not_waited_is_reported(detector) -> None:
+    side = torch.npu.Stream()
+    event = torch.npu.Event()
+    with torch.npu.stream(side):
+        produced = torch.full((64,), 3.0, device="npu")
+        event.record()
+    with pytest.raises(StreamRaceError):
+        produced * 2  # recording alone orders nothing
+
+
+def test_waiting_on_the_wrong_stream_is_reported(detector) -> None:
+    side, other = torch.npu.Stream(), torch.npu.Stream()
+    with torch.npu.stream(side):
+        produced = torch.full((64,), 3.0, device="npu")
+    torch.npu.current_stream().wait_stream(other)  # not the producer
+    with pytest.raises(StreamRaceError):
+        produced.neg()
+
+
+# ---- correct idioms: not reported, results as on CPU -----------------------
+
+def _produce_on(stream: torch.Stream) -> torch.Tensor:
+    with torch.npu.stream(stream):
+        return torch.tensor(_host_matrix().tolist(), device="npu") * 2
+
+
+def _check(result: torch.Tensor, expected: torch.Tensor) -> None:
+    torch.testing.assert_close(result.cpu(), expected)  # matmul/sum may round differently
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_wait_stream_is_not_reported(detector, reader: str) -> None:
+    side = torch.npu.Stream()
+    produced = _produce_on(side)
+    torch.npu.current_stream().wait_stream(side)
+    _check(READERS[reader](produced), READERS[reader](_host_matrix() * 2))
+
+
+@pytest.mark.parametrize("waiting", ["stream.wait_event", "event.wait", "record_event"])
+def test_event_record_and_wait_is_not_reported(detector, waiting: str) -> None:
+    side = torch.npu.Stream()
+    produced = _produce_on(side)
+    main = torch.npu.current_stream()
+    if waiting == "record_event":
+        main.wait_event(side.record_event())
+    else:
+        event = torch.npu.Event()
+        event.record(side)
+        if waiting == "event.wait":
+            event.wait(main)
+        else:
+            main.wait_event(event)
+    _check(produced @ produced, (_host_matrix() * 2) @ (_host_matrix() * 2))
+
+
+@pytest.mark.parametrize("sync", ["torch.npu.synchronize", "torch.accelerator.synchronize", "stream.synchronize",
+                                  "event.synchronize"])
+def test_host_synchronization_is_not_reported(detector, sync: str) -> None:
+    side = torch.npu.Stream()
+    produced = _produce_on(side)
+    if sync == "torch.npu.synchronize":
+        torch.npu.synchronize()
+    elif sync == "torch.accelerator.synchronize":
+        torch.accelerator.synchronize()
+    elif sync == "stream.synchronize":
+        side.synchronize()
+    else:
+        event = torch.npu.Event()
+        event.record(side)
+        event.synchronize()
+    produced.add_(1)  # a write: also ordered after the producer
+    _check(produced, _host_matrix() * 2 + 1)
+
+
+def test_same_stream_is_not_reported(detector) -> None:
+    side = torch.npu.Stream()
+    with torch.npu.stream(side):
+        x = torch.ones(256, device="npu")
+        x.mul_(4)
+        y = x + x
+        x.copy_(y)
+    side.synchronize()
+    _check(x, torch.full((256,), 8.0))
+
+
+def test_record_stream_and_reuse_is_not_reported(detector) -> None:
+    """The allocator reuses a block freed after record_stream only when the
+    recorded stream is done with it: reuse on the allocating stream is fine."""
+    side = torch.npu.Stream()
+    for _ in range(3):
+        buffer = torch.ones(1 << 16, device="npu")
+        side.wait_stream(torch.npu.current_stream())
+        with torch.npu.stream(side):
+            partial = buffer.sum()
+        buffer.record_stream(side)
+        del buffer
+        reused = torch.empty(1 << 16, device="npu")
+        reused.fill_(2.0)
+        torch.npu.current_stream().wait_stream(side)
+        _check(partial, torch.tensor(float(1 << 16)))
+        _check(reused.sum(), torch.tensor(float(2 << 16)))
+
+
+def test_blocking_copy_to_host_orders_later_work(detector) -> None:
+    side = torch.npu.Stream()
+    with torch.npu.stream(side):
+        produced = torch.ones(8, device="npu") * 5
+        on_host = produced.cpu()  # returns once `side` has finished
+    produced.add_(1)
+    _check(produced, on_host + 1)
+
+
+def test_disable_stops_reporting_and_restores_the_api() -> None:
+    sanitizer.enable()
+    assert sanitizer.is_enabled()
+    sanitizer.disable()
+    assert not sanitizer.is_enabled()
+    assert type(torch.npu.Event()) is torch.Event
+    side = torch.npu.Stream()
+    with torch.npu.stream(side):
+        produced = torch.ones(8, device="npu")
+    torch.npu.current_stream().wait_stream(side)  # (correct code; nothing is tracked anyway)
+    _check(produced * 2, torch.full((8,), 2.0))
+
+
+def test_timing_still_works_with_tracked_events(detector) -> None:
+    start, end = torch.npu.Event(enable_timing=True), torch.npu.Event(enable_timing=True)
+    start.record()
+    torch.ones(1024, device="npu").sum()
+    end.record()
+    end.synchronize()
+    assert isinstance(start, torch.npu.Event)
+    assert start.elapsed_time(end) >= 0.0
+
+
+# ---- activation by the environment ----------------------------------------
+
+_RACE_SCRIPT = """
+import torch, npu_emu
+from npu_emu import sanitizer
+assert sanitizer.is_enabled()
+side = torch.npu.Stream()
+with torch.npu.stream(side):
+    x = torch.ones(4, device="npu")
+x + 1
+"""
+
+
+def test_environment_variable_enables_the_detector() -> None:
+    result = run_python(_RACE_SCRIPT, env={"NPU": "emu", "NPU_EMU_SANITIZE": "streams"})
+    assert result.returncode != 0
+    assert "StreamRaceError" in result.stderr and "read after write" in result.stderr
+    assert re.search(r'File "<string>", line 8', result.stderr)  # the racing read, in the user's code
+
+
+def test_bad_environment_value_is_rejected() -> None:
+    result = run_python("import torch, npu_emu", env={"NPU": "emu", "NPU_EMU_SANITIZE": "stream"})
+    assert result.returncode != 0
+    assert "NPU_EMU_SANITIZE='stream'" in result.stderr and "allowed values: streams" in result.stderr
