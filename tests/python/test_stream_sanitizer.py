@@ -238,3 +238,18 @@ def test_bad_environment_value_is_rejected() -> None:
     result = run_python("import torch, npu_emu", env={"NPU": "emu", "NPU_EMU_SANITIZE": "stream"})
     assert result.returncode != 0
     assert "NPU_EMU_SANITIZE='stream'" in result.stderr and "allowed values: streams" in result.stderr
+
+
+def test_correct_program_under_the_environment_variable_exits_cleanly() -> None:
+    """Also the exit: a dispatch mode left pushed at finalization used to abort."""
+    code = """
+import torch, npu_emu
+side = torch.npu.Stream()
+with torch.npu.stream(side):
+    x = torch.ones(4, device="npu") * 3
+torch.npu.current_stream().wait_stream(side)
+print((x + 1).sum().item())
+"""
+    result = run_python(code, env={"NPU": "emu", "NPU_EMU_SANITIZE": "streams"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "16.0" and "terminate" not in result.stderr

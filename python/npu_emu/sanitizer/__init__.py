@@ -7,6 +7,7 @@ stream raises StreamRaceError with both Python stacks."""
 
 from __future__ import annotations
 
+import atexit
 import os
 
 from npu_emu.sanitizer.accesses import AccessTracker, StreamRaceError
@@ -48,6 +49,10 @@ def enable() -> None:
         sanitizer = _Sanitizer()
         sanitizer.start()
         _active = sanitizer
+        # A dispatch mode still pushed when the interpreter finalizes aborts
+        # the process (std::terminate); this runs before the backend's own atexit.
+        atexit.unregister(disable)
+        atexit.register(disable)
 
 
 def disable() -> None:

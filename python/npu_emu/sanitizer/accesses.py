@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import traceback
 import weakref
 from dataclasses import dataclass, field
@@ -9,6 +10,9 @@ from dataclasses import dataclass, field
 import torch
 
 from npu_emu.sanitizer.clocks import Clocks, StreamKey
+
+
+Frame = tuple[str, int, str]  # (filename, line number, function)
 
 
 class StreamRaceError(RuntimeError):
@@ -24,7 +28,7 @@ class Access:
     stream: StreamKey
     seq: int
     op: str
-    stack: traceback.StackSummary
+    stack: tuple[Frame, ...]
 
 
 @dataclass
@@ -36,9 +40,15 @@ class StorageRecord:
     reads: dict[StreamKey, Access] = field(default_factory=dict)
 
 
-def capture_stack() -> traceback.StackSummary:
-    # Lines are looked up only if a race is reported: capturing is per op.
-    return traceback.StackSummary.extract(traceback.walk_stack(None), lookup_lines=False)
+def capture_stack() -> tuple[Frame, ...]:
+    """The calling stack, innermost first. Capturing is done per op: only
+    names and numbers are kept; source lines are read if a race is reported."""
+    frames: list[Frame] = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        frames.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        frame = frame.f_back
+    return tuple(frames)
 
 
 # Frames of the detector itself and of torch's call plumbing, not of the program.
@@ -48,9 +58,10 @@ _PLUMBING = ("/npu_emu/sanitizer/", "/torch/utils/_python_dispatch.py", "/torch/
 _MAX_FRAMES = 12  # innermost frames shown per stack
 
 
-def _user_frames(stack: traceback.StackSummary) -> str:
+def _user_frames(stack: tuple[Frame, ...]) -> str:
     """The stack without the sanitizer's and torch's dispatch frames, oldest first."""
-    frames = [f for f in reversed(stack) if not any(part in f.filename for part in _PLUMBING)]
+    frames = [traceback.FrameSummary(name=f[2], filename=f[0], lineno=f[1]) for f in reversed(stack)
+              if not any(part in f[0] for part in _PLUMBING)]
     hidden = max(0, len(frames) - _MAX_FRAMES)
     outer = f"  ... {hidden} outer frames ...\n" if hidden else ""
     return outer + "".join(traceback.format_list(frames[hidden:])) or "  (no Python frames)\n"
