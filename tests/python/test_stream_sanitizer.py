@@ -253,3 +253,20 @@ print((x + 1).sum().item())
     result = run_python(code, env={"NPU": "emu", "NPU_EMU_SANITIZE": "streams"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "16.0" and "terminate" not in result.stderr
+
+
+def test_freeing_without_record_stream_then_reusing_the_block_is_reported(detector) -> None:
+    side = torch.npu.Stream()
+    buffer = torch.ones(1 << 16, device="npu")
+    old_address = buffer.data_ptr()
+    side.wait_stream(torch.npu.current_stream())
+    with torch.npu.stream(side):
+        partial = buffer.sum()  # `side` may still read the block...
+    del buffer  # ...when the default stream's pool takes it back (no record_stream)
+    # The caching allocator hands the same block out to the next request of the default stream.
+    with pytest.raises(StreamRaceError, match="(?s)reuse of a memory block freed while.*stream_id=") as info:
+        torch.ones(1 << 16, device="npu")
+    message = str(info.value)
+    assert f"{old_address:#x}" in message
+    assert "partial = buffer.sum()" in message and 'torch.ones(1 << 16, device="npu")' in message
+    del partial

@@ -38,6 +38,16 @@ class StorageRecord:
     alive: weakref.ref
     last_write: Access | None = None
     reads: dict[StreamKey, Access] = field(default_factory=dict)
+    # Streams given to tensor.record_stream: the allocator itself waits for
+    # them before handing the block out again.
+    protected: set[StreamKey] = field(default_factory=set)
+    # Accesses to the previous storage at this address that nothing ordered
+    # before its reuse; checked against the first access of the new one.
+    freed: list[Access] = field(default_factory=list)
+
+    def unprotected_accesses(self) -> list[Access]:
+        accesses = [self.last_write, *self.reads.values()]
+        return [a for a in accesses if a is not None and a.stream not in self.protected]
 
 
 def capture_stack() -> tuple[Frame, ...]:
@@ -76,11 +86,14 @@ def _describe(tensor: torch.Tensor) -> str:
             f"{tensor.untyped_storage().data_ptr():#x} on {tensor.device}")
 
 
-def race_message(tensor: torch.Tensor, current: Access, previous: Access) -> str:
+def race_message(tensor: torch.Tensor, current: Access, previous: Access, reuse: bool = False) -> str:
     kind = {True: "write", False: "read"}
+    what = (f"reuse of a memory block freed while {_stream_name(previous.stream)} may still use it, "
+            f"now the storage of a {_describe(tensor)}; the earlier access was to the freed tensor and it was "
+            f"freed without tensor.record_stream({_stream_name(previous.stream)})" if reuse
+            else f"{kind[current.is_write]} after {kind[previous.is_write]} of a {_describe(tensor)}")
     return (
-        f"npu-emu stream sanitizer (NPU_EMU_SANITIZE=streams): unsynchronized "
-        f"{kind[current.is_write]} after {kind[previous.is_write]} of a {_describe(tensor)}.\n"
+        f"npu-emu stream sanitizer (NPU_EMU_SANITIZE=streams): unsynchronized {what}.\n"
         f"Now: {current.op} {kind[current.is_write]}s it on {_stream_name(current.stream)} at\n"
         f"{_user_frames(current.stack)}"
         f"Before: {previous.op} {'wrote' if previous.is_write else 'read'} it on {_stream_name(previous.stream)} at\n"
@@ -102,23 +115,32 @@ class AccessTracker:
         key = (tensor.device.index or 0, storage.data_ptr())
         record = self.storages.get(key)
         if record is None or record.alive() is None:
-            # A new storage (or a freed one's address reused by the allocator,
-            # which orders reuse after the old uses itself): no history.
-            record = StorageRecord(alive=weakref.ref(storage))
+            # A new storage; if it reuses a freed one's block, the old accesses
+            # on other streams must be ordered before its first use.
+            freed = record.unprotected_accesses() if record is not None else []
+            record = StorageRecord(alive=weakref.ref(storage), freed=freed)
             self.storages[key] = record
         return record
 
-    def _check(self, tensor: torch.Tensor, current: Access, previous: Access | None) -> None:
+    def protect(self, tensor: torch.Tensor, stream: StreamKey) -> None:
+        """tensor.record_stream(stream): the block is not reused before `stream` is done with it."""
+        if tensor.untyped_storage().nbytes() != 0:
+            self._record(tensor).protected.add(stream)
+
+    def _check(self, tensor: torch.Tensor, current: Access, previous: Access | None, reuse: bool = False) -> None:
         if previous is None or previous.stream == current.stream:
             return
         if not self.clocks.happened_before(previous.stream, previous.seq, current.stream):
-            raise StreamRaceError(race_message(tensor, current, previous))
+            raise StreamRaceError(race_message(tensor, current, previous, reuse))
 
     def access(self, tensor: torch.Tensor, current: Access) -> None:
         """Records `current`; raises StreamRaceError if it races an earlier access."""
         if tensor.untyped_storage().nbytes() == 0:
             return
         record = self._record(tensor)
+        freed, record.freed = record.freed, []
+        for previous in freed:
+            self._check(tensor, current, previous, reuse=True)
         self._check(tensor, current, record.last_write)
         if current.is_write:
             for read in record.reads.values():

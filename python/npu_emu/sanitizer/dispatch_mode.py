@@ -73,6 +73,10 @@ class StreamAccessMode(TorchDispatchMode):
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
         schema = func._schema
+        if schema.name == "aten::record_stream":
+            tensor, stream = args[0], args[1]
+            if tensor.device.type == "npu":
+                self.tracker.protect(tensor, (stream.device_index, stream.stream_id))
         if schema.name in _NO_ACCESS_OPS or _is_view_op(schema):
             return func(*args, **kwargs)
         accesses = self._argument_accesses(func, args, kwargs)
