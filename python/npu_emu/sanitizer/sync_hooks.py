@@ -32,7 +32,8 @@ def _device_index(device: Any) -> int | None:
         return torch.npu.current_device()
     if isinstance(device, int):
         return device
-    return torch.device(device).index or 0
+    index = torch.device(device).index
+    return torch.npu.current_device() if index is None else index
 
 
 class SyncHooks:
