@@ -270,3 +270,44 @@ def test_freeing_without_record_stream_then_reusing_the_block_is_reported(detect
     assert f"{old_address:#x}" in message
     assert "partial = buffer.sum()" in message and 'torch.ones(1 << 16, device="npu")' in message
     del partial
+
+
+def _train_with_prefetch_stream(device: str, wait_for_copies: bool) -> list[torch.Tensor]:
+    """SGD on a small MLP whose batches are copied on a side stream (the usual prefetcher)."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4)).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    batches = [(torch.randn(8, 16), torch.randn(8, 4)) for _ in range(4)]
+    on_npu = device == "npu"
+    copy_stream = torch.npu.Stream() if on_npu else None
+
+    def prefetch(i: int) -> tuple[torch.Tensor, ...]:
+        with torch.npu.stream(copy_stream):
+            return tuple(t.to(device, non_blocking=True) for t in batches[i])
+
+    following = prefetch(0)
+    for i in range(len(batches)):
+        if on_npu and wait_for_copies:
+            torch.npu.current_stream().wait_stream(copy_stream)
+        x, y = following
+        if on_npu:
+            x.record_stream(torch.npu.current_stream())
+            y.record_stream(torch.npu.current_stream())
+        if i + 1 < len(batches):
+            following = prefetch(i + 1)
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return [p.detach().cpu() for p in model.parameters()]
+
+
+def test_training_loop_with_a_prefetch_stream_is_not_reported(detector) -> None:
+    expected = _train_with_prefetch_stream("cpu", wait_for_copies=True)
+    for got, want in zip(_train_with_prefetch_stream("npu", wait_for_copies=True), expected):
+        torch.testing.assert_close(got, want)
+
+
+def test_training_loop_missing_the_wait_for_the_copy_stream_is_reported(detector) -> None:
+    with pytest.raises(StreamRaceError, match=r"(?s)read after write of a tensor of shape \(8, 16\).*model\(x\)"):
+        _train_with_prefetch_stream("npu", wait_for_copies=False)
