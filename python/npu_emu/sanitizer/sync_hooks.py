@@ -52,27 +52,30 @@ class SyncHooks:
         clocks = self.clocks
         event_class = _tracking_event_class(clocks)
         stream_class = npu_streams.Stream
-        base = torch.Stream
+        # The methods as they are now (torch.Stream's, or an override of npu-emu's Stream).
+        original = {name: getattr(stream_class, name)
+                    for name in ("wait_stream", "wait_event", "synchronize", "query")}
 
         def wait_stream(self: torch.Stream, stream: torch.Stream) -> None:
-            base.wait_stream(self, stream)
+            original["wait_stream"](self, stream)
             clocks.wait_stream(_key(self), _key(stream))
 
         def wait_event(self: torch.Stream, event: torch.Event) -> None:
-            base.wait_event(self, event)
+            original["wait_event"](self, event)
             clocks.wait_event(_key(self), id(event))
 
         def record_event(self: torch.Stream, event: torch.Event | None = None) -> torch.Event:
             event = event if event is not None else event_class(device=self.device)
             event.record(self)
+            clocks.record_event(id(event), _key(self))  # also for a plain torch.Event passed in
             return event
 
         def synchronize(self: torch.Stream) -> None:
-            base.synchronize(self)
+            original["synchronize"](self)
             clocks.host_sync_stream(_key(self))
 
         def query(self: torch.Stream) -> bool:
-            done = base.query(self)
+            done = original["query"](self)
             if done:
                 clocks.host_sync_stream(_key(self))
             return done
