@@ -43,10 +43,11 @@ def _host_matrix() -> torch.Tensor:
 @pytest.mark.parametrize("reader", sorted(READERS))
 def test_write_on_one_stream_read_on_another_is_reported(detector, reader: str) -> None:
     side = torch.npu.Stream()
+    source = _host_matrix().to("npu")
     produced = torch.empty(4, 4, device="npu")
     torch.npu.synchronize()
     with torch.npu.stream(side):
-        produced.copy_(_host_matrix())  # line of the write, named in the report
+        torch.mul(source, 2, out=produced)  # line of the write, named in the report
     with pytest.raises(StreamRaceError) as info:
         READERS[reader](produced)  # read on the default stream, nothing waited
     message = str(info.value)
@@ -55,7 +56,7 @@ def test_write_on_one_stream_read_on_another_is_reported(detector, reader: str) 
     assert f"{produced.untyped_storage().data_ptr():#x}" in message
     assert f"stream_id={side.stream_id}" in message and "stream_id=0 (default stream)" in message
     # Both Python stacks point at this test's lines.
-    assert "produced.copy_(_host_matrix())" in message and "READERS[reader](produced)" in message
+    assert "torch.mul(source, 2, out=produced)" in message and "READERS[reader](produced)" in message
 
 
 def test_write_write_race_is_reported(detector) -> None:
@@ -191,6 +192,23 @@ def test_blocking_copy_to_host_orders_later_work(detector) -> None:
     _check(produced, on_host + 1)
 
 
+def test_blocking_copy_from_host_orders_later_work(detector) -> None:
+    side = torch.npu.Stream()
+    with torch.npu.stream(side):
+        uploaded = _host_matrix().to("npu")  # not pinned: returns once `side` has copied it
+    _check(uploaded * 2, _host_matrix() * 2)
+
+
+def test_non_blocking_copy_from_pinned_memory_is_not_a_synchronization(detector) -> None:
+    side = torch.npu.Stream()
+    with torch.npu.stream(side):
+        uploaded = _host_matrix().pin_memory().to("npu", non_blocking=True)
+    with pytest.raises(StreamRaceError, match="aten::_to_copy wrote it"):
+        uploaded * 2
+    torch.npu.current_stream().wait_stream(side)
+    _check(uploaded * 2, _host_matrix() * 2)
+
+
 def test_disable_stops_reporting_and_restores_the_api() -> None:
     sanitizer.enable()
     assert sanitizer.is_enabled()
@@ -277,7 +295,10 @@ def _train_with_prefetch_stream(device: str, wait_for_copies: bool) -> list[torc
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4)).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    # Pinned: only then is a non_blocking copy asynchronous (others synchronize the stream).
     batches = [(torch.randn(8, 16), torch.randn(8, 4)) for _ in range(4)]
+    if device == "npu":
+        batches = [(x.pin_memory(), y.pin_memory()) for x, y in batches]
     on_npu = device == "npu"
     copy_stream = torch.npu.Stream() if on_npu else None
 

@@ -41,12 +41,22 @@ def _argument(schema: torch.FunctionSchema, args: tuple, kwargs: dict, name: str
     return None
 
 
+_COPY_OPS = frozenset({"aten::_to_copy", "aten::copy_", "aten::_copy_from", "aten::_copy_from_and_resize"})
+
+
 def _waits_for_stream(schema: torch.FunctionSchema, args: tuple, kwargs: dict, out: Any) -> bool:
+    """Whether the op returns only once the stream's work is done: .item(), and
+    host<->device copies except non_blocking ones with pinned host memory
+    (dispatch/ops/copy.cpp synchronizes the stream for all others)."""
     if schema.name == "aten::_local_scalar_dense":  # .item()
         return True
-    if _argument(schema, args, kwargs, "non_blocking"):
+    if schema.name not in _COPY_OPS:
         return False
-    return any(isinstance(t, torch.Tensor) and t.device.type == "cpu" for t in tree_leaves(out))
+    tensors = [t for t in tree_leaves((args, kwargs, out)) if isinstance(t, torch.Tensor)]
+    host = [t for t in tensors if t.device.type == "cpu"]
+    if not host or not any(t.device.type == "npu" for t in tensors):
+        return False
+    return not (_argument(schema, args, kwargs, "non_blocking") and all(t.is_pinned() for t in host))
 
 
 class StreamAccessMode(TorchDispatchMode):
@@ -81,9 +91,11 @@ class StreamAccessMode(TorchDispatchMode):
             return func(*args, **kwargs)
         accesses = self._argument_accesses(func, args, kwargs)
         if not accesses:
-            # Factory ops and host-only ops: outputs are fresh storages.
+            # Factory ops, copies from the host and host-only ops: outputs are fresh storages.
             out = func(*args, **kwargs)
-            self._record_outputs(func, out, set())
+            stream = self._record_outputs(func, out, set())
+            if stream is not None and _waits_for_stream(schema, args, kwargs, out):
+                self.tracker.clocks.host_sync_stream(stream)
             return out
         stack = capture_stack()
         stream = _current_stream(accesses[0][0].device.index or 0)
@@ -95,12 +107,13 @@ class StreamAccessMode(TorchDispatchMode):
         seen = {t.untyped_storage().data_ptr() for t, _ in accesses}
         self._record_outputs(func, out, seen, stream, seq, stack)
         if _waits_for_stream(schema, args, kwargs, out):
-            # A blocking copy to the host returns after the stream's work is done.
+            # A blocking copy returns after the stream's work is done.
             self.tracker.clocks.host_sync_stream(stream)
         return out
 
     def _record_outputs(self, func: Any, out: Any, seen: set[int], stream: StreamKey | None = None,
-                        seq: int = 0, stack: Any = None) -> None:
+                        seq: int = 0, stack: Any = None) -> StreamKey | None:
+        """Records the op's new npu outputs as writes; returns the op's stream (None: no npu tensor)."""
         for tensor in _npu_tensors(out):
             if tensor.untyped_storage().data_ptr() in seen:
                 continue  # an in-place/out= result, already recorded
@@ -109,3 +122,4 @@ class StreamAccessMode(TorchDispatchMode):
                 seq = self.tracker.clocks.launch(stream)
                 stack = capture_stack()
             self.tracker.access(tensor, Access(True, stream, seq, func._schema.name, stack))
+        return stream

@@ -154,10 +154,11 @@ def _tracking_event_class(clocks: Clocks) -> type:
 
         def synchronize(self) -> None:
             super().synchronize()
+            self._twin.synchronize()  # elapsed_time needs it complete too
             clocks.host_sync_event(id(self))
 
         def query(self) -> bool:
-            done = super().query()
+            done = super().query() and self._twin.query()
             if done:
                 clocks.host_sync_event(id(self))
             return done
