@@ -122,6 +122,11 @@ class AccessTracker:
             self.storages[key] = record
         return record
 
+    def allocate(self, tensor: torch.Tensor) -> None:
+        """A new storage no op has written yet (torch.empty)."""
+        if tensor.untyped_storage().nbytes() != 0:
+            self._record(tensor)
+
     def protect(self, tensor: torch.Tensor, stream: StreamKey) -> None:
         """tensor.record_stream(stream): the block is not reused before `stream` is done with it."""
         if tensor.untyped_storage().nbytes() != 0:

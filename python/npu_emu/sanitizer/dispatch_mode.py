@@ -3,7 +3,7 @@ writes on the op's stream, from the op schema's alias annotations."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -16,6 +16,11 @@ from npu_emu.sanitizer.clocks import StreamKey
 # Ops that touch no tensor data (bookkeeping only).
 _NO_ACCESS_OPS = frozenset({"aten::record_stream", "aten::set_", "aten::resize_", "aten::detach",
                             "aten::lift_fresh"})
+
+
+# Ops that only allocate: their output holds no data written by any stream.
+_ALLOCATING_OPS = frozenset({"aten::empty", "aten::empty_strided", "aten::empty_like", "aten::new_empty",
+                             "aten::new_empty_strided"})
 
 
 def _npu_tensors(value: Any) -> Iterator[torch.Tensor]:
@@ -98,26 +103,49 @@ class StreamAccessMode(TorchDispatchMode):
                 self.tracker.clocks.host_sync_stream(stream)
             return out
         stack = capture_stack()
-        stream = _current_stream(accesses[0][0].device.index or 0)
-        seq = self.tracker.clocks.launch(stream)
+        # Each tensor is accessed on its own device's current stream (a copy
+        # across devices reads on the source's and writes on the destination's).
+        launched: dict[int, tuple[StreamKey, int]] = {}
+
+        def stream_of(tensor: torch.Tensor) -> tuple[StreamKey, int]:
+            index = tensor.device.index or 0
+            if index not in launched:
+                stream = _current_stream(index)
+                launched[index] = (stream, self.tracker.clocks.launch(stream))
+            return launched[index]
+
         # Writes last: an op that reads and writes one storage is checked as a write.
         for tensor, is_write in sorted(accesses, key=lambda a: a[1]):
+            stream, seq = stream_of(tensor)
             self.tracker.access(tensor, Access(is_write, stream, seq, schema.name, stack))
         out = func(*args, **kwargs)
         seen = {t.untyped_storage().data_ptr() for t, _ in accesses}
-        self._record_outputs(func, out, seen, stream, seq, stack)
+        first_stream, first_seq = stream_of(accesses[0][0])
+        self._record_outputs(func, out, seen, first_stream, first_seq, stack, stream_of)
         if _waits_for_stream(schema, args, kwargs, out):
             # A blocking copy returns after the stream's work is done.
-            self.tracker.clocks.host_sync_stream(stream)
+            for stream, _ in launched.values():
+                self.tracker.clocks.host_sync_stream(stream)
+        elif schema.name in _COPY_OPS and len(launched) > 1:
+            # Across devices the source's stream is synchronized before the copy (dispatch/ops/copy.cpp).
+            for tensor, is_write in accesses:
+                if not is_write:
+                    self.tracker.clocks.host_sync_stream(stream_of(tensor)[0])
         return out
 
     def _record_outputs(self, func: Any, out: Any, seen: set[int], stream: StreamKey | None = None,
-                        seq: int = 0, stack: Any = None) -> StreamKey | None:
+                        seq: int = 0, stack: Any = None,
+                        stream_of: Callable[[torch.Tensor], tuple[StreamKey, int]] | None = None) -> StreamKey | None:
         """Records the op's new npu outputs as writes; returns the op's stream (None: no npu tensor)."""
         for tensor in _npu_tensors(out):
             if tensor.untyped_storage().data_ptr() in seen:
                 continue  # an in-place/out= result, already recorded
-            if stream is None:
+            if func._schema.name in _ALLOCATING_OPS:
+                self.tracker.allocate(tensor)  # no kernel: the first real access is checked
+                continue
+            if stream_of is not None:
+                stream, seq = stream_of(tensor)
+            elif stream is None:
                 stream = _current_stream(tensor.device.index or 0)
                 seq = self.tracker.clocks.launch(stream)
                 stack = capture_stack()
