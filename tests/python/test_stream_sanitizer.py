@@ -183,6 +183,16 @@ def test_record_stream_and_reuse_is_not_reported(detector) -> None:
         _check(reused.sum(), torch.tensor(float(2 << 16)))
 
 
+def test_empty_is_an_allocation_not_a_write(detector) -> None:
+    side = torch.npu.Stream()
+    for make in (lambda: torch.empty(32, device="npu"), lambda: torch.empty_strided((4, 8), (8, 1), device="npu")):
+        buffer = make()  # no kernel on the default stream
+        with torch.npu.stream(side):
+            buffer.fill_(5.0)
+        torch.npu.current_stream().wait_stream(side)
+        _check(buffer.sum(), torch.tensor(160.0))
+
+
 def test_blocking_copy_to_host_orders_later_work(detector) -> None:
     side = torch.npu.Stream()
     with torch.npu.stream(side):
