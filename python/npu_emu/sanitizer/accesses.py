@@ -154,6 +154,3 @@ class AccessTracker:
             record.reads = {}
         else:
             record.reads[current.stream] = current
-
-    def forget_all(self) -> None:
-        self.storages.clear()
