@@ -53,6 +53,9 @@ def activate(mode: str | None = None) -> str:
 
     distributed.install()
     _active_mode = mode
+    from npu_emu import sanitizer  # NPU_EMU_SANITIZE=streams: the stream race detector
+
+    sanitizer.enable_from_env()
     return mode
 
 
