@@ -71,32 +71,27 @@ void parse_max_split(AllocatorConfig& cfg, const std::string& key, const std::st
   cfg.max_split_size = *mb * kMiB;
 }
 
-void parse_gc_threshold(AllocatorConfig& cfg, const std::string& key, const std::string& value) {
+// The whole text as a number, or nullopt.
+std::optional<double> parse_double(const std::string& text) {
   std::size_t used = 0;
-  double v = 0;
   try {
-    v = std::stod(value, &used);
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
   } catch (const std::exception&) {
-    used = 0;
   }
-  if (used == 0 || used != value.size() || !(v > 0.0 && v < 1.0)) {
-    bad_value(key, value, "a number strictly between 0.0 and 1.0");
-  }
-  cfg.garbage_collection_threshold = v;
+  return std::nullopt;
+}
+
+void parse_gc_threshold(AllocatorConfig& cfg, const std::string& key, const std::string& value) {
+  const auto v = parse_double(value);
+  if (!v || !(*v > 0.0 && *v < 1.0)) bad_value(key, value, "a number strictly between 0.0 and 1.0");
+  cfg.garbage_collection_threshold = *v;
 }
 
 void parse_memory_fraction(AllocatorConfig& cfg, const std::string& key, const std::string& value) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != value.size() || !(v >= 0.0 && v <= 1.0)) {
-    bad_value(key, value, "a number between 0.0 and 1.0");
-  }
-  cfg.per_process_memory_fraction = v;
+  const auto v = parse_double(value);
+  if (!v || !(*v >= 0.0 && *v <= 1.0)) bad_value(key, value, "a number between 0.0 and 1.0");
+  cfg.per_process_memory_fraction = *v;
 }
 
 std::size_t parse_division(const std::string& key, const std::string& text, const std::string& whole) {

@@ -114,6 +114,16 @@ class HcclProcessGroup(dist.ProcessGroup):
             copy_back.add(target, host)
         return copy_back
 
+    @staticmethod
+    def _output_lists(output_lists: Sequence[Tensors]) -> tuple[list[list[torch.Tensor]], CopyBack]:
+        """Host buffers for lists of outputs, and the copies back into them."""
+        host_lists = [[host_like(t) for t in outputs] for outputs in output_lists]
+        copy_back = CopyBack()
+        for outputs, host_outputs in zip(output_lists, host_lists):
+            for target, host in zip(outputs, host_outputs):
+                copy_back.add(target, host)
+        return host_lists, copy_back
+
     def broadcast(self, tensors: Tensors, opts=None) -> StagedWork:
         opts = opts or dist.BroadcastOptions()
         hosts = self._stage(tensors)
@@ -123,11 +133,7 @@ class HcclProcessGroup(dist.ProcessGroup):
     def allgather(self, output_lists: Sequence[Tensors], inputs: Tensors, opts=None) -> StagedWork:
         opts = opts or dist.AllgatherOptions()
         hosts = self._stage(inputs)
-        host_lists = [[host_like(t) for t in outputs] for outputs in output_lists]
-        copy_back = CopyBack()
-        for outputs, host_outputs in zip(output_lists, host_lists):
-            for target, host in zip(outputs, host_outputs):
-                copy_back.add(target, host)
+        host_lists, copy_back = self._output_lists(output_lists)
         gloo_work = self._gloo.allgather(host_lists, hosts, opts)
         return self._work("allgather", gloo_work, copy_back, [list(o) for o in output_lists], (hosts, host_lists))
 
@@ -142,11 +148,7 @@ class HcclProcessGroup(dist.ProcessGroup):
     def gather(self, output_lists: Sequence[Tensors], inputs: Tensors, opts=None) -> StagedWork:
         opts = opts or dist.GatherOptions()
         hosts = self._stage(inputs)
-        host_lists = [[host_like(t) for t in outputs] for outputs in output_lists]
-        copy_back = CopyBack()
-        for outputs, host_outputs in zip(output_lists, host_lists):
-            for target, host in zip(outputs, host_outputs):
-                copy_back.add(target, host)
+        host_lists, copy_back = self._output_lists(output_lists)
         gloo_work = self._gloo.gather(host_lists, hosts, opts)
         return self._work("gather", gloo_work, copy_back, [list(o) for o in output_lists], (hosts, host_lists))
 

@@ -7,6 +7,7 @@ import collections
 from typing import Any
 
 from npu_emu import _C
+from npu_emu.npu.memory import flat_stats
 
 __all__ = ["host_empty_cache", "host_memory_stats", "host_memory_stats_as_nested_dict",
            "reset_accumulated_host_memory_stats", "reset_peak_host_memory_stats"]
@@ -19,17 +20,7 @@ def host_memory_stats_as_nested_dict() -> dict[str, Any]:
 def host_memory_stats() -> collections.OrderedDict[str, Any]:
     """Flat keys such as ``allocations.current``, ``active_bytes.peak``,
     ``num_host_alloc``, ``host_alloc_time.total``, sorted."""
-    flat: list[tuple[str, Any]] = []
-
-    def flatten(prefix: str, value: Any) -> None:
-        if isinstance(value, dict):
-            for key, inner in value.items():
-                flatten(f"{prefix}.{key}" if prefix else key, inner)
-        else:
-            flat.append((prefix, value))
-
-    flatten("", host_memory_stats_as_nested_dict())
-    return collections.OrderedDict(sorted(flat))
+    return flat_stats(host_memory_stats_as_nested_dict())
 
 
 def reset_accumulated_host_memory_stats() -> None:

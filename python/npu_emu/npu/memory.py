@@ -36,6 +36,11 @@ def memory_stats_as_nested_dict(device: DeviceLike = None) -> dict[str, Any]:
 def memory_stats(device: DeviceLike = None) -> collections.OrderedDict[str, Any]:
     """Allocator statistics with torch.cuda.memory_stats' flat keys, e.g.
     ``allocated_bytes.all.current``, ``segment.small_pool.peak``, ``num_ooms``."""
+    return flat_stats(memory_stats_as_nested_dict(device))
+
+
+def flat_stats(nested: dict[str, Any]) -> collections.OrderedDict[str, Any]:
+    """Nested statistics as torch.cuda's flat dotted keys, sorted."""
     flat: list[tuple[str, Any]] = []
 
     def flatten(prefix: str, value: Any) -> None:
@@ -45,9 +50,8 @@ def memory_stats(device: DeviceLike = None) -> collections.OrderedDict[str, Any]
         else:
             flat.append((prefix, value))
 
-    flatten("", memory_stats_as_nested_dict(device))
-    flat.sort()
-    return collections.OrderedDict(flat)
+    flatten("", nested)
+    return collections.OrderedDict(sorted(flat))
 
 
 def memory_allocated(device: DeviceLike = None) -> int:
