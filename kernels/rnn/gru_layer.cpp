@@ -174,31 +174,15 @@ void backward_impl(const GruLayerArgs& a, const Steps& s, const TensorView& rese
   }
 }
 
-template <class F>
-void visit_gru_dtype(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::Float32: return f(TypeTag<float>{});
-    case DType::Float64: return f(TypeTag<double>{});
-    case DType::Float16: return f(TypeTag<half>{});
-    case DType::BFloat16: return f(TypeTag<bfloat16>{});
-    default:
-      fail(std::string("input must be float32, float64, float16 or bfloat16, got ") + model::dtype_name(dtype));
-  }
-}
-
 void require(const TensorView& v, const Shape& shape, DType dtype, const char* name) {
-  if (v.sizes != shape) fail(std::string(name) + " must be " + shape_str(shape) + ", got " + shape_str(v.sizes));
-  if (v.dtype != dtype) {
-    fail(std::string(name) + " must have the input's dtype " + model::dtype_name(dtype) + ", got " +
-         model::dtype_name(v.dtype));
-  }
+  require_operand(v, shape, dtype, name, kWhat);
 }
 
 // Checks the forward's arguments; returns the layout.
 Steps check_args(const GruLayerArgs& a) {
   const Steps s = steps_of(a);
   const DType dt = a.input.dtype;
-  visit_gru_dtype(dt, [](auto) {});
+  visit_layer_dtype(dt, kWhat, [](auto) {});
   if (a.weight_hh.dim() != 2 || a.weight_hh.sizes[0] != 3 * a.weight_hh.sizes[1]) {
     fail("weightHh must be [3 * hidden, hidden], got " + shape_str(a.weight_hh.sizes));
   }
@@ -237,7 +221,7 @@ void check_gru_layer(const GruLayerArgs& a, const TensorView& output, const Tens
 void gru_layer_forward(const GruLayerArgs& a, const TensorView& output, const TensorView& hy, const TensorView& reserve) {
   check_gru_layer(a, output, hy, reserve);
   const Steps s = steps_of(a);
-  visit_gru_dtype(a.input.dtype, [&](auto tag) {
+  visit_layer_dtype(a.input.dtype, kWhat, [&](auto tag) {
     using T = typename decltype(tag)::type;
     forward_impl<T, opmath_t<T>>(a, s, output, hy, reserve);
   });
@@ -263,7 +247,7 @@ void gru_layer_backward(const GruLayerArgs& a, const TensorView& reserve, const 
                         const GruLayerGradOutputs& out) {
   check_gru_layer_backward(a, reserve, g, out);
   const Steps s = steps_of(a);
-  visit_gru_dtype(a.input.dtype, [&](auto tag) {
+  visit_layer_dtype(a.input.dtype, kWhat, [&](auto tag) {
     using T = typename decltype(tag)::type;
     backward_impl<T, opmath_t<T>>(a, s, reserve, g, out);
   });

@@ -24,6 +24,33 @@ namespace npu::kernels::rnn_layer {
 
 using linalg::GemmMatrix;
 
+// The dtypes the layer kernels take: float32/float64 natively, float16 and
+// bfloat16 computed in float32. `prefix` names the layer in the error.
+template <class F>
+void visit_layer_dtype(DType dtype, const std::string& prefix, F&& f) {
+  switch (dtype) {
+    case DType::Float32: return f(TypeTag<float>{});
+    case DType::Float64: return f(TypeTag<double>{});
+    case DType::Float16: return f(TypeTag<half>{});
+    case DType::BFloat16: return f(TypeTag<bfloat16>{});
+    default:
+      throw KernelError(prefix + "input must be float32, float64, float16 or bfloat16, got " +
+                        model::dtype_name(dtype));
+  }
+}
+
+// Throws unless the operand `name` has `shape` and the input's `dtype`.
+inline void require_operand(const TensorView& v, const Shape& shape, DType dtype, const char* name,
+                            const std::string& prefix) {
+  if (v.sizes != shape) {
+    throw KernelError(prefix + name + " must be " + shape_str(shape) + ", got " + shape_str(v.sizes));
+  }
+  if (v.dtype != dtype) {
+    throw KernelError(prefix + name + " must have the input's dtype " + model::dtype_name(dtype) + ", got " +
+                      model::dtype_name(v.dtype));
+  }
+}
+
 // Which rows of the sequence each step owns (lstm_layer.h, gru_layer.h: dense or packed).
 struct Steps {
   int64_t T = 0;  // steps

@@ -14,9 +14,11 @@ namespace {
 
 using namespace rnn_layer;  // NOLINT: the shared layer helpers (layer_support.h)
 
-[[noreturn]] void fail(const std::string& what) { throw KernelError("lstm layer: " + what); }
+constexpr const char* kWhat = "lstm layer: ";
 
-Steps steps_of(const LstmLayerArgs& a) { return rnn_layer::steps_of(a.input, a.batch_sizes, "lstm layer: "); }
+[[noreturn]] void fail(const std::string& what) { throw KernelError(kWhat + what); }
+
+Steps steps_of(const LstmLayerArgs& a) { return rnn_layer::steps_of(a.input, a.batch_sizes, kWhat); }
 
 template <class T, class C>
 void forward_impl(const LstmLayerArgs& a, const Steps& s, const TensorView& output, const TensorView& hy,
@@ -166,31 +168,15 @@ void backward_impl(const LstmLayerArgs& a, const Steps& s, const TensorView& res
   }
 }
 
-template <class F>
-void visit_lstm_dtype(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::Float32: return f(TypeTag<float>{});
-    case DType::Float64: return f(TypeTag<double>{});
-    case DType::Float16: return f(TypeTag<half>{});
-    case DType::BFloat16: return f(TypeTag<bfloat16>{});
-    default:
-      fail(std::string("input must be float32, float64, float16 or bfloat16, got ") + model::dtype_name(dtype));
-  }
-}
-
 void require(const TensorView& v, const Shape& shape, DType dtype, const char* name) {
-  if (v.sizes != shape) fail(std::string(name) + " must be " + shape_str(shape) + ", got " + shape_str(v.sizes));
-  if (v.dtype != dtype) {
-    fail(std::string(name) + " must have the input's dtype " + model::dtype_name(dtype) + ", got " +
-         model::dtype_name(v.dtype));
-  }
+  require_operand(v, shape, dtype, name, kWhat);
 }
 
 // Checks the forward's arguments; returns the layout and the hidden size.
 Steps check_args(const LstmLayerArgs& a) {
   const Steps s = steps_of(a);
   const DType dt = a.input.dtype;
-  visit_lstm_dtype(dt, [](auto) {});
+  visit_layer_dtype(dt, kWhat, [](auto) {});
   if (a.weight_hh.dim() != 2 || a.weight_hh.sizes[0] != 4 * a.weight_hh.sizes[1]) {
     fail("weightHh must be [4 * hidden, hidden], got " + shape_str(a.weight_hh.sizes));
   }
@@ -233,7 +219,7 @@ void lstm_layer_forward(const LstmLayerArgs& a, const TensorView& output, const 
                         const TensorView& reserve) {
   check_lstm_layer(a, output, hy, cy, reserve);
   const Steps s = steps_of(a);
-  visit_lstm_dtype(a.input.dtype, [&](auto tag) {
+  visit_layer_dtype(a.input.dtype, kWhat, [&](auto tag) {
     using T = typename decltype(tag)::type;
     forward_impl<T, opmath_t<T>>(a, s, output, hy, cy, reserve);
   });
@@ -261,7 +247,7 @@ void lstm_layer_backward(const LstmLayerArgs& a, const TensorView& reserve, cons
                          const LstmLayerGradOutputs& out) {
   check_lstm_layer_backward(a, reserve, g, out);
   const Steps s = steps_of(a);
-  visit_lstm_dtype(a.input.dtype, [&](auto tag) {
+  visit_layer_dtype(a.input.dtype, kWhat, [&](auto tag) {
     using T = typename decltype(tag)::type;
     backward_impl<T, opmath_t<T>>(a, s, reserve, g, out);
   });
