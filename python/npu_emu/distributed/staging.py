@@ -1,8 +1,8 @@
 """Host copies of npu tensors for gloo, and the way back.
 
-Gloo reads host memory on its own threads, so a staged copy is taken only
-after the work queued before it on the tensor's current npu stream is done;
-results return to the npu tensors (on the caller's current stream) before the
+The group's CommWorker takes these copies on its communication stream, after
+the work queued before the collective on the tensor's stream (gloo reads host
+memory on its own threads); results return to the npu tensors before the
 collective's work counts as complete."""
 
 from __future__ import annotations
@@ -14,12 +14,6 @@ import torch
 
 def is_npu(tensor: torch.Tensor) -> bool:
     return tensor.device.type == "npu"
-
-
-def synchronize_streams(tensors: Sequence[torch.Tensor]) -> None:
-    """Waits for the current stream of every npu device among `tensors`."""
-    for index in sorted({t.device.index for t in tensors if is_npu(t)}):
-        torch.npu.current_stream(index).synchronize()
 
 
 def to_host(tensor: torch.Tensor) -> torch.Tensor:

@@ -1,14 +1,13 @@
-"""The Work an hccl collective returns: gloo's work plus the copy back to npu."""
+"""The Work an hccl collective returns, completed by the group's CommWorker."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 from typing import Any
 
 import torch
 import torch.distributed as dist
-
-from npu_emu.distributed.staging import CopyBack
 
 
 class HcclWorkError(RuntimeError):
@@ -16,48 +15,67 @@ class HcclWorkError(RuntimeError):
 
 
 class StagedWork(dist._Work):
-    """Waiting waits for gloo, then copies the results back to the npu
-    tensors on the current npu stream: work queued after `wait()` on that
-    stream sees them. The value of `get_future()` is `result`."""
+    """A collective carried by the group's CommWorker. The call returns at
+    once; `wait()` blocks until the bytes have travelled and the results are
+    back on the npu tensors, then makes the caller's current stream wait for
+    that (work queued after `wait()` sees them). `get_future()` completes,
+    with `result`, on the worker when the results are in npu memory."""
 
-    def __init__(self, name: str, rank: int, gloo_work: dist.Work | None, copy_back: CopyBack,
-                 result: Any, keep_alive: Any = None) -> None:
+    def __init__(self, name: str, rank: int, result: Any) -> None:
         super().__init__()
         self._name = name
         self._rank = rank
-        self._gloo_work = gloo_work
-        self._copy_back = copy_back
         self._result = result
-        # Host buffers gloo reads or writes must outlive its work.
-        self._keep_alive = keep_alive
-        self._done = False
+        self._finished = threading.Event()
+        self._error: BaseException | None = None
+        self._done_events: dict[int, torch.Event] = {}
         self._source: int | None = None
+        self._future: torch.futures.Future = torch.futures.Future()
 
+    # -- called by the worker ------------------------------------------------
+    def _gloo_finished(self, gloo_work: dist.Work) -> None:
+        if self._name == "recv_anysource":
+            self._source = gloo_work._source_rank()
+
+    def _transport_error(self, err: BaseException) -> HcclWorkError:
+        """What gloo's failed wait becomes (argument errors raised while
+        starting the collective keep their own type)."""
+        error = HcclWorkError(
+            f"hccl (npu-emu, on gloo): {self._name} failed on rank {self._rank}; a peer rank has "
+            f"exited, timed out or called a different collective: {err}")
+        error.__cause__ = err
+        return error
+
+    def _finish(self, error: BaseException | None, done_events: dict[int, torch.Event]) -> None:
+        self._error = error
+        self._done_events = done_events
+        self._finished.set()
+        if error is None:
+            self._future.set_result(self._result)
+        else:
+            self._future.set_exception(error)
+
+    # -- the Work interface --------------------------------------------------
     def wait(self, timeout: timedelta | None = None) -> bool:
-        if self._done:
-            return True
-        if self._gloo_work is not None:
-            try:
-                if timeout is None:
-                    self._gloo_work.wait()
-                else:
-                    self._gloo_work.wait(timeout)
-            except RuntimeError as err:
-                raise HcclWorkError(
-                    f"hccl (npu-emu, on gloo): {self._name} failed on rank {self._rank}; a peer rank has "
-                    f"exited, timed out or called a different collective: {err}") from err
-            if self._name == "recv_anysource":
-                self._source = self._gloo_work._source_rank()
-        self._copy_back.run()
-        self._done = True
-        self._keep_alive = None
+        # c10d passes a zero timeout (kNoTimeout) for "the group's own".
+        seconds = timeout.total_seconds() if timeout else None
+        if not self._finished.wait(seconds):
+            raise HcclWorkError(f"hccl (npu-emu, on gloo): {self._name} on rank {self._rank} did not complete "
+                                f"within {timeout}")
+        if self._error is not None:
+            raise self._error
+        for index, event in self._done_events.items():
+            torch.npu.current_stream(index).wait_event(event)
         return True
 
     def is_completed(self) -> bool:
-        return self._done
+        return self._finished.is_set()
 
     def is_success(self) -> bool:
-        return self._done
+        return self._finished.is_set() and self._error is None
+
+    def exception(self) -> BaseException | None:
+        return self._error
 
     def result(self) -> Any:
         self.wait()
@@ -73,12 +91,9 @@ class StagedWork(dist._Work):
         return self._source_rank()
 
     def get_future(self) -> torch.futures.Future:
-        """Completed when returned: the copy back to npu has to run on the
-        caller's thread and stream, so there is no overlap to gain."""
-        self.wait()
-        future: torch.futures.Future = torch.futures.Future()
-        future.set_result(self._result)
-        return future
+        """Its consumers need no stream ordering: the worker has copied the
+        results into npu memory, synchronously, before completing it."""
+        return self._future
 
 
 class CombinedWork(dist._Work):
@@ -105,7 +120,5 @@ class CombinedWork(dist._Work):
         return self._result
 
     def get_future(self) -> torch.futures.Future:
-        self.wait()
-        future: torch.futures.Future = torch.futures.Future()
-        future.set_result(self._result)
-        return future
+        result = self._result
+        return torch.futures.collect_all([w.get_future() for w in self._works]).then(lambda _: result)
