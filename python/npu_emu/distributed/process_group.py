@@ -16,6 +16,7 @@ from datetime import timedelta
 
 import torch
 import torch.distributed as dist
+from torch._C._distributed_c10d import AllgatherOptions  # not re-exported by torch.distributed
 
 from npu_emu.distributed import reduce_ops
 from npu_emu.distributed.comm_worker import CommWorker, Issue, npu_devices
@@ -157,7 +158,7 @@ class HcclProcessGroup(dist.ProcessGroup):
         return self._work("broadcast", tensors, issue, list(tensors))
 
     def allgather(self, output_lists: Sequence[Tensors], inputs: Tensors, opts=None) -> StagedWork:
-        opts = opts or dist.AllgatherOptions()
+        opts = opts or AllgatherOptions()
 
         def issue():
             hosts = self._stage(inputs)
@@ -168,7 +169,7 @@ class HcclProcessGroup(dist.ProcessGroup):
                           [list(o) for o in output_lists])
 
     def _allgather_base(self, output: torch.Tensor, input: torch.Tensor, opts=None) -> StagedWork:
-        opts = opts or dist.AllgatherOptions()
+        opts = opts or AllgatherOptions()
 
         def issue():
             (host_input,) = self._stage([input])
@@ -272,7 +273,7 @@ class HcclProcessGroup(dist.ProcessGroup):
         return CombinedWork(works, [])
 
     def all_gather_single_coalesced(self, outputs: Tensors, inputs: Tensors, opts=None) -> CombinedWork:
-        works = [self._allgather_base(o, i, opts or dist.AllgatherOptions()) for o, i in zip(outputs, inputs)]
+        works = [self._allgather_base(o, i, opts or AllgatherOptions()) for o, i in zip(outputs, inputs)]
         return CombinedWork(works, list(outputs))
 
     def reduce_scatter_single_coalesced(self, outputs: Tensors, inputs: Tensors, opts=None) -> CombinedWork:
