@@ -180,68 +180,30 @@ def ordered_with_stream(device: torch.device) -> list[str]:
     return failures
 
 
-def ddp_parity(device: torch.device) -> list[str]:
-    """2 ranks with half the batch each against one process with all of it."""
-    def model() -> torch.nn.Module:
-        torch.manual_seed(0)
-        return torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
-
-    g = torch.Generator().manual_seed(1)
-    x, y = torch.randn(8, 6, generator=g), torch.randn(8, 2, generator=g)
-    reference = model().to(device)
-    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
-    ddp = torch.nn.parallel.DistributedDataParallel(model().to(device), device_ids=[device.index])
-    opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
-    mine = slice(RANK * 4, RANK * 4 + 4)
-    for _ in range(3):
-        ref_opt.zero_grad()
-        torch.nn.functional.mse_loss(reference(x.to(device, copy=True)), y.to(device, copy=True)).backward()
-        ref_opt.step()
-        opt.zero_grad()
-        torch.nn.functional.mse_loss(ddp(x[mine].to(device, copy=True)), y[mine].to(device, copy=True)).backward()
-        opt.step()
+def two_devices() -> list[str]:
+    """A rank driving both npus it sees (ASCEND_RT_VISIBLE_DEVICES lists two
+    per rank): collectives on the device that is not current, with its
+    stream still computing the input, and outputs spread over both."""
     failures: list[str] = []
-    for (name, p), q in zip(ddp.module.named_parameters(), reference.parameters()):
-        if p.device != device:
-            failures.append(f"{name} is on {p.device}")
-        if not torch.allclose(p.cpu(), q.cpu(), rtol=1e-5, atol=1e-6):
-            failures.append(f"DDP {name} differs from single-process training by {(p.cpu() - q.cpu()).abs().max()}")
-    return failures
-
-
-def fsdp2_parity(device: torch.device) -> list[str]:
-    """fully_shard over 2 ranks with half the batch each against one process."""
-    from torch.distributed.fsdp import fully_shard
-
-    def model() -> torch.nn.Module:
-        torch.manual_seed(0)
-        return torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
-
-    g = torch.Generator().manual_seed(2)
-    x, y = torch.randn(8, 6, generator=g), torch.randn(8, 2, generator=g)
-    reference = model().to(device)
-    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
-    sharded = model().to(device)
-    for layer in (sharded[0], sharded[2]):
-        fully_shard(layer)
-    fully_shard(sharded)
-    opt = torch.optim.SGD(sharded.parameters(), lr=0.1)
-    mine = slice(RANK * 4, RANK * 4 + 4)
-    for _ in range(3):
-        ref_opt.zero_grad()
-        torch.nn.functional.mse_loss(reference(x.to(device)), y.to(device)).backward()
-        ref_opt.step()
-        opt.zero_grad()
-        torch.nn.functional.mse_loss(sharded(x[mine].to(device)), y[mine].to(device)).backward()
-        opt.step()
-    failures: list[str] = []
-    for (name, p), q in zip(sharded.named_parameters(), reference.parameters()):
-        full = p.full_tensor()
-        if full.device != device:
-            failures.append(f"FSDP2 {name} is on {full.device}")
-        if not torch.allclose(full.cpu(), q.detach().cpu(), rtol=1e-5, atol=1e-6):
-            gap = (full.cpu() - q.detach().cpu()).abs().max()
-            failures.append(f"FSDP2 {name} differs from single-process training by {gap}")
+    if torch.npu.device_count() != 2:
+        return [f"rank {RANK} sees {torch.npu.device_count()} devices, not the 2 of ASCEND_RT_VISIBLE_DEVICES"]
+    second = torch.device("npu", 1)
+    inputs = [rank_input(r) for r in range(WORLD)]
+    npu_emu._C._set_kernel_delay_us(20000)
+    try:
+        t = inputs[RANK].to(second) * 2  # slow, on npu:1's stream
+        work = dist.all_reduce(t, async_op=True)
+        work.wait()
+        with torch.npu.device(1):
+            after = t + 1
+    finally:
+        npu_emu._C._set_kernel_delay_us(0)
+    check("all_reduce on npu:1", after, sum(inputs) * 2 + 1, failures)
+    outs = [torch.empty(4, 3, device=f"npu:{r % 2}") for r in range(WORLD)]
+    dist.all_gather(outs, inputs[RANK].to(second))
+    check("all_gather onto npu:0 and npu:1", outs, inputs, failures)
+    if [o.device.index for o in outs] != [r % 2 for r in range(WORLD)]:
+        failures.append(f"all_gather moved its outputs: {[str(o.device) for o in outs]}")
     return failures
 
 
@@ -260,18 +222,19 @@ def peer_dies(device: torch.device) -> dict:
 
 def main() -> None:
     scenario, backend = sys.argv[1], sys.argv[2]
-    torch.npu.set_device(LOCAL_RANK)
+    # A rank with several devices of its own (ASCEND_RT_VISIBLE_DEVICES) starts on its first.
+    torch.npu.set_device(0 if scenario == "two_devices" else LOCAL_RANK)
     dist.init_process_group(backend, timeout=timedelta(seconds=int(os.environ.get("JOB_TIMEOUT_S", "30"))))
     device = torch.device("npu", torch.npu.current_device())
     if scenario == "collectives":
         result = {"npu": collectives(device), "cpu": collectives(torch.device("cpu")),
                   "stream": ordered_with_stream(device), "device": str(device)}
-    elif scenario == "ddp":
-        result = {"ddp": ddp_parity(device), "fsdp2": fsdp2_parity(device)}
+    elif scenario == "two_devices":
+        result = {"failures": two_devices(), "current": str(device)}
     elif scenario == "peer_dies":
         result = peer_dies(device)
     else:
-        raise ValueError(f"scenario must be collectives, ddp or peer_dies; got {scenario}")
+        raise ValueError(f"scenario must be collectives, two_devices or peer_dies; got {scenario}")
     print(json.dumps(result), flush=True)
     dist.destroy_process_group()
 

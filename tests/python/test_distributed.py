@@ -1,56 +1,22 @@
 """The `hccl` process group (npu_emu.distributed): 2-rank jobs of
 distributed_job.py checking every collective against the same computation
-on CPU, DDP and FSDP2 against single-process training, and a dying rank; plus
-one-process groups in this interpreter."""
+on CPU and a dying rank; plus one-process groups in this interpreter (DDP and
+FSDP2: test_distributed_training.py)."""
 
 from __future__ import annotations
 
-import json
-import os
-import socket
-import subprocess
-import sys
-from pathlib import Path
-
+import distributed_launch
 import pytest
 import torch
 import torch.distributed as dist
 
-JOB = Path(__file__).resolve().parent / "distributed_job.py"
 WORLD = 2
-# Generous: ranks import torch on 2 loaded cores. A hang fails at this limit.
-JOB_LIMIT_S = 240
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run_job(scenario: str, backend: str) -> list[tuple[int, dict | None, str]]:
-    """Starts WORLD ranks as torchrun would (env:// rendezvous, LOCAL_RANK)
-    and returns each rank's exit code, JSON result and stderr."""
-    port = _free_port()
-    procs = []
-    for rank in range(WORLD):
-        env = {**os.environ, "NPU": "emu", "NPU_EMU_DEVICE_COUNT": str(WORLD), "RANK": str(rank),
-               "LOCAL_RANK": str(rank), "WORLD_SIZE": str(WORLD), "LOCAL_WORLD_SIZE": str(WORLD),
-               "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "JOB_TIMEOUT_S": "60"}
-        procs.append(subprocess.Popen([sys.executable, str(JOB), scenario, backend], env=env, text=True,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE))
-    results = []
-    try:
-        for proc in procs:
-            out, err = proc.communicate(timeout=JOB_LIMIT_S)
-            lines = [line for line in out.splitlines() if line.startswith("{")]
-            results.append((proc.returncode, json.loads(lines[-1]) if lines else None, err))
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    return results
+    """2 ranks of distributed_job.py, one emulated npu each (NPU_EMU_DEVICE_COUNT)."""
+    return distributed_launch.run_job("distributed_job.py", [scenario, backend], WORLD,
+                                      lambda rank: {"NPU_EMU_DEVICE_COUNT": str(WORLD)})
 
 
 @pytest.mark.parametrize("backend", ["hccl", "cpu:gloo,npu:hccl"])
@@ -61,13 +27,6 @@ def test_collectives_on_npu_match_cpu(backend):
         assert result["npu"] == [], result["npu"]
         assert result["cpu"] == [], result["cpu"]
         assert result["stream"] == [], result["stream"]
-
-
-def test_ddp_and_fsdp2_match_single_process_training():
-    for rank, (code, result, err) in enumerate(run_job("ddp", "hccl")):
-        assert code == 0, f"rank {rank} failed:\n{err[-3000:]}"
-        assert result["ddp"] == [], result["ddp"]
-        assert result["fsdp2"] == [], result["fsdp2"]
 
 
 def test_dead_rank_fails_the_other_with_a_clear_error():
