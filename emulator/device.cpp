@@ -37,6 +37,30 @@ int64_t parse_int(const std::string& text, const char* what, int64_t lo, int64_t
   return v;
 }
 
+// The emulated machine's NPUs: NPU_EMU_DEVICE_COUNT when set; otherwise what
+// a torch_npu user's launch implies without it: a whole server when
+// ASCEND_RT_VISIBLE_DEVICES picks device ids (any of 0..kMaxDevices-1), one
+// device per local rank under torchrun (LOCAL_WORLD_SIZE, each rank calling
+// torch.npu.set_device(LOCAL_RANK)), else one.
+int32_t physical_device_count() {
+  const std::string count_text = env_str("NPU_EMU_DEVICE_COUNT");
+  if (!count_text.empty()) {
+    return static_cast<int32_t>(parse_int(count_text, "NPU_EMU_DEVICE_COUNT", 1, kMaxDevices));
+  }
+  if (!env_str("ASCEND_RT_VISIBLE_DEVICES").empty()) return kMaxDevices;
+  const std::string local_world = env_str("LOCAL_WORLD_SIZE");
+  if (!local_world.empty()) {
+    return static_cast<int32_t>(parse_int(
+        local_world,
+        "LOCAL_WORLD_SIZE (torchrun's processes per node; npu-emu emulates one device per local rank unless "
+        "NPU_EMU_DEVICE_COUNT says otherwise)",
+        1, kMaxDevices));
+  }
+  return 1;
+}
+
+// CANN's ASCEND_RT_VISIBLE_DEVICES: a comma list of physical device ids; the
+// process sees those only, numbered from 0 in the list's order.
 std::vector<int32_t> visible_devices(int32_t physical_count) {
   const std::string spec = env_str("ASCEND_RT_VISIBLE_DEVICES");
   std::vector<int32_t> ids;
@@ -44,11 +68,12 @@ std::vector<int32_t> visible_devices(int32_t physical_count) {
     for (int32_t i = 0; i < physical_count; ++i) ids.push_back(i);
     return ids;
   }
+  const std::string what = "each ASCEND_RT_VISIBLE_DEVICES entry (a comma list of device ids of the emulated machine, "
+                           "which has " + std::to_string(physical_count) + " devices)";
   std::stringstream ss(spec);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    const auto id = static_cast<int32_t>(
-        parse_int(item, "each ASCEND_RT_VISIBLE_DEVICES entry", 0, physical_count - 1));
+    const auto id = static_cast<int32_t>(parse_int(item, what.c_str(), 0, physical_count - 1));
     for (const int32_t seen : ids) {
       if (seen == id) fail(ACL_ERROR_INVALID_PARAM, "ASCEND_RT_VISIBLE_DEVICES lists device " + item + " twice");
     }
@@ -126,9 +151,7 @@ Runtime::Runtime() {
   } catch (const std::invalid_argument& e) {
     fail(ACL_ERROR_INVALID_PARAM, std::string("NPU_EMU_SOC: ") + e.what());
   }
-  const std::string count_text = env_str("NPU_EMU_DEVICE_COUNT");
-  const auto physical =
-      count_text.empty() ? 1 : static_cast<int32_t>(parse_int(count_text, "NPU_EMU_DEVICE_COUNT", 1, kMaxDevices));
+  const int32_t physical = physical_device_count();
   const std::string hbm_text = env_str("NPU_EMU_HBM_MB");
   const uint64_t hbm = hbm_text.empty()
                            ? profile_->hbm_bytes

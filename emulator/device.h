@@ -39,7 +39,8 @@ class Device {
 
 // The process's emulated runtime. Configuration comes from the environment
 // when it is first used:
-//   NPU_EMU_DEVICE_COUNT (1..16, default 1), ASCEND_RT_VISIBLE_DEVICES,
+//   NPU_EMU_DEVICE_COUNT (1..16; default 1, or torchrun's LOCAL_WORLD_SIZE,
+//   or 16 with ASCEND_RT_VISIBLE_DEVICES), ASCEND_RT_VISIBLE_DEVICES,
 //   NPU_EMU_SOC (default Ascend910B1), NPU_EMU_HBM_MB (overrides capacity).
 //
 // Lifecycle: the runtime is never destroyed. At process exit its streams
