@@ -8,7 +8,12 @@ communication stream per device it waits for that event, copies the inputs
 to host memory and starts the gloo collective. The completion thread waits
 for gloo in the same order, applies host-side steps (AVG's division), copies
 results back on the communication stream and records an event there that
-`work.wait()` makes the caller's current stream wait for.
+`work.wait()` makes the caller's current stream wait for. A caller that
+waits before the threads got to its job does these steps itself, in the
+same order. A small collective whose inputs are already computed (their
+streams idle) is issued on the calling thread, which costs less than waking
+the issue thread; it completes when waited for, or on the completion thread
+once `is_completed()` or `get_future()` asks.
 
 Two threads, not one: a gloo send may not complete before the peer posts
 its receive, which may be the next job of this rank (isend then irecv)."""
@@ -16,6 +21,9 @@ its receive, which may be the next job of this rank (isend then irecv)."""
 from __future__ import annotations
 
 import contextlib
+import functools
+import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
@@ -28,6 +36,10 @@ from npu_emu.distributed.staging import CopyBack
 if TYPE_CHECKING:
     from npu_emu.distributed.work import StagedWork
 
+# Collectives at most this large (host bytes of their tensors) whose inputs
+# are ready are issued on the calling thread.
+INLINE_BYTES = 256 << 10
+
 # What a job runs on the issue thread: stage the inputs, start gloo.
 Issue = Callable[[], tuple["dist.Work | None", CopyBack]]
 
@@ -36,29 +48,80 @@ def npu_devices(tensors: Sequence[torch.Tensor]) -> list[int]:
     return sorted({t.device.index for t in tensors if t.device.type == "npu"})
 
 
+class _Job:
+    """One collective on its way: queued, issued (gloo started), completed."""
+
+    def __init__(self, work: StagedWork, ready: dict[int, torch.Event | None], issue: Issue) -> None:
+        self.work = work
+        self.ready = ready
+        self.issue = issue
+        self.issued = threading.Event()
+        self.gloo_work: dist.Work | None = None
+        self.copy_back: CopyBack | None = None
+        # Set (under CommWorker._claim_lock) by the one thread that completes it.
+        self.claimed = False
+        self.sent_to_completer = False
+
+
 class CommWorker:
     def __init__(self, name: str) -> None:
-        # One thread each: jobs run in submission order. Executor threads,
-        # unlike daemon threads, are joined before the interpreter finalizes
-        # (a daemon thread ended inside PyTorch's C++ code aborts the process).
+        # One thread each. Executor threads, unlike daemon threads, are
+        # joined before the interpreter finalizes (a daemon thread ended
+        # inside PyTorch's C++ code aborts the process).
         self._issuer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{name}-issue")
         self._completer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{name}-complete")
+        self._pending: deque[_Job] = deque()
+        # Held while a job is issued: one at a time, in call order, whichever
+        # thread (the issue thread or a waiting caller) does it.
+        self._issue_lock = threading.Lock()
+        self._claim_lock = threading.Lock()
         self._comm_streams: dict[int, torch.Stream] = {}
 
-    def submit(self, work: StagedWork, devices: list[int], issue: Issue) -> None:
+    def submit(self, work: StagedWork, devices: list[int], staged_bytes: int, issue: Issue) -> None:
         """Called on the collective's thread: orders the job after the work
         already queued on the current stream of each of `devices`."""
-        ready = {}
+        # An event only where the stream still has work: recording one on an
+        # idle stream would cost a task (and a wake-up of its thread).
+        ready: dict[int, torch.Event | None] = {}
         for index in devices:
-            event = torch.Event(device=torch.device("npu", index))
-            event.record(torch.npu.current_stream(index))
+            stream = torch.npu.current_stream(index)
+            event = None
+            if not stream.query():
+                event = torch.Event(device=torch.device("npu", index))
+                event.record(stream)
             ready[index] = event
-        self._issuer.submit(self._issue, work, ready, issue)
+        job = _Job(work, ready, issue)
+        work._help = functools.partial(self._finish_on_caller, job)
+        work._start_completion = functools.partial(self._complete_in_background, job)
+        if staged_bytes <= INLINE_BYTES and all(event is None for event in ready.values()):
+            # Inputs already computed and small: issuing here costs less than
+            # waking the issue thread (which would contend for the GIL). The
+            # job completes when waited for, or on the completion thread once
+            # its future is asked for.
+            with self._issue_lock:
+                if not self._pending:
+                    self._issue(job, background=False)
+                    return
+        self._pending.append(job)
+        self._issuer.submit(self._issue_next)
 
     def stop(self) -> None:
         """Jobs already queued still run."""
         self._issuer.shutdown(wait=False)
         self._completer.shutdown(wait=False)
+
+    def _finish_on_caller(self, job: _Job) -> None:
+        """What `wait()` does instead of idling until the worker threads get
+        there: issues the jobs queued up to `job` and completes `job` on the
+        calling thread (a synchronous collective then costs no thread hops)."""
+        while not job.issued.is_set():
+            with self._issue_lock:
+                if job.issued.is_set() or not self._pending:
+                    break
+                self._issue(self._pending.popleft())
+        job.issued.wait()
+        if self._claim(job):
+            self._complete(job)
 
     @contextlib.contextmanager
     def _on_comm_streams(self, devices: Sequence[int]):
@@ -72,33 +135,66 @@ class CommWorker:
                 stack.enter_context(torch.npu.stream(stream))
             yield
 
-    def _issue(self, work: StagedWork, ready: dict[int, torch.Event], issue: Issue) -> None:
-        try:
-            with self._on_comm_streams(list(ready)):
-                for index, event in ready.items():
-                    self._comm_streams[index].wait_event(event)
-                gloo_work, copy_back = issue()
-        except BaseException as err:  # handed to the caller's wait()
-            work._finish(err, {})
-            return
-        self._completer.submit(self._complete, work, list(ready), gloo_work, copy_back)
+    def _claim(self, job: _Job) -> bool:
+        with self._claim_lock:
+            if job.claimed:
+                return False
+            job.claimed = True
+            return True
 
-    def _complete(self, work: StagedWork, devices: list[int], gloo_work: dist.Work | None,
-                  copy_back: CopyBack) -> None:
+    def _issue_next(self) -> None:
+        with self._issue_lock:
+            if self._pending:  # else a waiting caller issued it
+                self._issue(self._pending.popleft())
+
+    def _issue(self, job: _Job, background: bool = True) -> None:
+        """Under _issue_lock. `background`: the completion thread completes
+        the job unless a waiter does first."""
+        try:
+            with self._on_comm_streams(list(job.ready)):
+                for index, event in job.ready.items():
+                    if event is not None:
+                        self._comm_streams[index].wait_event(event)
+                job.gloo_work, job.copy_back = job.issue()
+        except BaseException as err:  # handed to the caller's wait()
+            job.claimed = True
+            job.work._finish(err, {})
+            job.issued.set()
+            return
+        job.issued.set()
+        if background:
+            self._complete_in_background(job)
+
+    def _complete_in_background(self, job: _Job) -> None:
+        """Once per job (is_completed() may be polled)."""
+        if not job.claimed and not job.sent_to_completer:
+            job.sent_to_completer = True
+            self._completer.submit(self._complete_if_unclaimed, job)
+
+    def _complete_if_unclaimed(self, job: _Job) -> None:
+        job.issued.wait()  # asked for (is_completed, get_future) while still queued
+        if self._claim(job):
+            self._complete(job)
+
+    def _complete(self, job: _Job) -> None:
+        work = job.work
         done: dict[int, torch.Event] = {}
         try:
-            if gloo_work is not None:
+            if job.gloo_work is not None:
                 try:
-                    gloo_work.wait()
+                    job.gloo_work.wait()
                 except RuntimeError as err:
                     raise work._transport_error(err) from err
-                work._gloo_finished(gloo_work)
+                work._gloo_finished(job.gloo_work)
+            devices = list(job.ready)
             with self._on_comm_streams(devices):
-                copy_back.run()
+                job.copy_back.run()
                 for index in devices:
-                    event = torch.Event(device=torch.device("npu", index))
-                    event.record(self._comm_streams[index])
-                    done[index] = event
+                    stream = self._comm_streams[index]
+                    if not stream.query():  # else nothing to order after
+                        event = torch.Event(device=torch.device("npu", index))
+                        event.record(stream)
+                        done[index] = event
         except BaseException as err:
             work._finish(err, {})
             return

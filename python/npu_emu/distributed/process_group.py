@@ -48,7 +48,7 @@ class HcclProcessGroup(dist.ProcessGroup):
         """Queues `issue` (staging and the gloo call, run on the worker) after
         the work queued so far on the current streams of `tensors`' devices."""
         work = StagedWork(name, self.rank(), result)
-        self._worker.submit(work, npu_devices(tensors), issue)
+        self._worker.submit(work, npu_devices(tensors), sum(t.nbytes for t in tensors), issue)
         if self._coalesced is not None:
             self._coalesced.append(work)
         return work

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from datetime import timedelta
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -31,6 +32,10 @@ class StagedWork(dist._Work):
         self._done_events: dict[int, torch.Event] = {}
         self._source: int | None = None
         self._future: torch.futures.Future = torch.futures.Future()
+        # Set by CommWorker.submit: runs the rest of the job on the waiting thread.
+        self._help: Callable[[], None] | None = None
+        # Set by CommWorker.submit: hands the job to the completion thread.
+        self._start_completion: Callable[[], None] | None = None
 
     # -- called by the worker ------------------------------------------------
     def _gloo_finished(self, gloo_work: dist.Work) -> None:
@@ -59,6 +64,11 @@ class StagedWork(dist._Work):
     def wait(self, timeout: timedelta | None = None) -> bool:
         # c10d passes a zero timeout (kNoTimeout) for "the group's own".
         seconds = timeout.total_seconds() if timeout else None
+        if not self._finished.is_set():
+            if seconds is None and self._help is not None:
+                self._help()  # gloo's own timeout bounds it
+            elif self._start_completion is not None:
+                self._start_completion()
         if not self._finished.wait(seconds):
             raise HcclWorkError(f"hccl (npu-emu, on gloo): {self._name} on rank {self._rank} did not complete "
                                 f"within {timeout}")
@@ -69,6 +79,8 @@ class StagedWork(dist._Work):
         return True
 
     def is_completed(self) -> bool:
+        if not self._finished.is_set() and self._start_completion is not None:
+            self._start_completion()  # a job issued on the caller completes once asked about
         return self._finished.is_set()
 
     def is_success(self) -> bool:
@@ -93,6 +105,8 @@ class StagedWork(dist._Work):
     def get_future(self) -> torch.futures.Future:
         """Its consumers need no stream ordering: the worker has copied the
         results into npu memory, synchronously, before completing it."""
+        if not self._finished.is_set() and self._start_completion is not None:
+            self._start_completion()
         return self._future
 
 
