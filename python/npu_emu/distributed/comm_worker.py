@@ -9,8 +9,7 @@ to host memory and starts the gloo collective. The completion thread waits
 for gloo in the same order, applies host-side steps (AVG's division), copies
 results back on the communication stream and records an event there that
 `work.wait()` makes the caller's current stream wait for. A caller that
-waits before the threads got to its job does these steps itself, in the
-same order. A small collective whose inputs are already computed (their
+waits before the completion thread got to its job completes it itself. A small collective whose inputs are already computed (their
 streams idle) is issued on the calling thread, which costs less than waking
 the issue thread; it completes when waited for, or on the completion thread
 once `is_completed()` or `get_future()` asks.
@@ -100,7 +99,7 @@ class CommWorker:
             # its future is asked for.
             with self._issue_lock:
                 if not self._pending:
-                    self._issue(job, background=False)
+                    self._issue(job, background=False, on_caller=True)
                     return
         self._pending.append(job)
         self._issuer.submit(self._issue_next)
@@ -111,14 +110,10 @@ class CommWorker:
         self._completer.shutdown(wait=False)
 
     def _finish_on_caller(self, job: _Job) -> None:
-        """What `wait()` does instead of idling until the worker threads get
-        there: issues the jobs queued up to `job` and completes `job` on the
-        calling thread (a synchronous collective then costs no thread hops)."""
-        while not job.issued.is_set():
-            with self._issue_lock:
-                if job.issued.is_set() or not self._pending:
-                    break
-                self._issue(self._pending.popleft())
+        """What `wait()` does instead of idling until the completion thread
+        gets there: completes `job` on the calling thread once it is issued
+        (a job queued behind computing streams is issued by the issue thread,
+        whose staging waits for them anyway)."""
         job.issued.wait()
         if self._claim(job):
             self._complete(job)
@@ -145,13 +140,16 @@ class CommWorker:
     def _issue_next(self) -> None:
         with self._issue_lock:
             if self._pending:  # else a waiting caller issued it
-                self._issue(self._pending.popleft())
+                self._issue(self._pending.popleft(), background=True, on_caller=False)
 
-    def _issue(self, job: _Job, background: bool = True) -> None:
+    def _issue(self, job: _Job, background: bool, on_caller: bool) -> None:
         """Under _issue_lock. `background`: the completion thread completes
         the job unless a waiter does first."""
         try:
-            with self._on_comm_streams(list(job.ready)):
+            # On the calling thread, inputs already computed are staged on
+            # its current streams (idle then): no hop to another stream's thread.
+            devices = [index for index, event in job.ready.items() if event is not None or not on_caller]
+            with self._on_comm_streams(devices):
                 for index, event in job.ready.items():
                     if event is not None:
                         self._comm_streams[index].wait_event(event)
