@@ -8,6 +8,7 @@ thread submitted each task, on which stream, when it ran), with slow kernels
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 
 import pytest
 import torch
@@ -62,3 +63,28 @@ def test_collective_runs_beside_the_callers_stream(hccl_one_rank, delay_us, coll
     assert staging.stream != caller_stream and copy_back.stream != caller_stream
     assert staging.start_ns >= producer.end_ns
     assert consumer.start_ns >= copy_back.end_ns
+
+
+def test_future_completes_without_wait(hccl_one_rank, delay_us):
+    """DDP's reducer waits on get_future(): the worker completes it, with
+    the results already in npu memory, and is_completed() follows."""
+    src = torch.arange(6.0, device="npu")
+    torch.npu.synchronize()
+    delay_us(20_000)
+    t = src + 1  # slow
+    work = dist.all_reduce(t, op=dist.ReduceOp.SUM, async_op=True)
+    value = work.get_future().wait()
+    delay_us(0)
+    assert work.is_completed() and work.is_success()
+    assert value[0] is t
+    assert torch.equal(t.cpu(), torch.arange(6.0) + 1)
+
+
+def test_wait_with_a_timeout_completes_a_small_collective(hccl_one_rank):
+    """A collective issued on the calling thread (inputs ready, small) still
+    completes when waited for with a timeout."""
+    t = torch.full((4,), 3.0, device="npu")
+    torch.npu.synchronize()
+    work = dist.all_reduce(t, op=dist.ReduceOp.MAX, async_op=True)
+    assert work.wait(timeout=timedelta(seconds=60))
+    assert torch.equal(t.cpu(), torch.full((4,), 3.0))
