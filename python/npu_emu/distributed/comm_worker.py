@@ -9,10 +9,12 @@ to host memory and starts the gloo collective. The completion thread waits
 for gloo in the same order, applies host-side steps (AVG's division), copies
 results back on the communication stream and records an event there that
 `work.wait()` makes the caller's current stream wait for. A caller that
-waits before the completion thread got to its job completes it itself. A small collective whose inputs are already computed (their
-streams idle) is issued on the calling thread, which costs less than waking
-the issue thread; it completes when waited for, or on the completion thread
-once `is_completed()` or `get_future()` asks.
+waits before the completion thread got to its job completes it itself.
+
+A small collective whose inputs are already computed (their streams idle)
+is issued on the calling thread, which costs less than waking the issue
+thread; it completes when waited for, or on the completion thread once
+`is_completed()` or `get_future()` asks.
 
 Two threads, not one: a gloo send may not complete before the peer posts
 its receive, which may be the next job of this rank (isend then irecv)."""
@@ -70,10 +72,11 @@ class CommWorker:
         self._issuer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{name}-issue")
         self._completer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{name}-complete")
         self._pending: deque[_Job] = deque()
-        # Held while a job is issued: one at a time, in call order, whichever
-        # thread (the issue thread or a waiting caller) does it.
+        # Held while a job is issued: one at a time, in call order, by the
+        # issue thread or (inline) by the calling thread.
         self._issue_lock = threading.Lock()
         self._claim_lock = threading.Lock()
+        self._streams_lock = threading.Lock()
         self._comm_streams: dict[int, torch.Stream] = {}
 
     def submit(self, work: StagedWork, devices: list[int], staged_bytes: int, issue: Issue) -> None:
@@ -118,16 +121,21 @@ class CommWorker:
         if self._claim(job):
             self._complete(job)
 
+    def _comm_stream(self, index: int) -> torch.Stream:
+        """The group's communication stream on device `index`, one for all threads."""
+        with self._streams_lock:
+            stream = self._comm_streams.get(index)
+            if stream is None:
+                stream = self._comm_streams[index] = torch.npu.Stream(index)
+            return stream
+
     @contextlib.contextmanager
     def _on_comm_streams(self, devices: Sequence[int]):
         """Makes this thread's current stream the communication stream of
         every device in `devices`."""
         with contextlib.ExitStack() as stack:
             for index in devices:
-                stream = self._comm_streams.get(index)
-                if stream is None:
-                    stream = self._comm_streams[index] = torch.npu.Stream(index)
-                stack.enter_context(torch.npu.stream(stream))
+                stack.enter_context(torch.npu.stream(self._comm_stream(index)))
             yield
 
     def _claim(self, job: _Job) -> bool:
@@ -139,7 +147,7 @@ class CommWorker:
 
     def _issue_next(self) -> None:
         with self._issue_lock:
-            if self._pending:  # else a waiting caller issued it
+            if self._pending:
                 self._issue(self._pending.popleft(), background=True, on_caller=False)
 
     def _issue(self, job: _Job, background: bool, on_caller: bool) -> None:
@@ -152,7 +160,7 @@ class CommWorker:
             with self._on_comm_streams(devices):
                 for index, event in job.ready.items():
                     if event is not None:
-                        self._comm_streams[index].wait_event(event)
+                        self._comm_stream(index).wait_event(event)
                 job.gloo_work, job.copy_back = job.issue()
         except BaseException as err:  # handed to the caller's wait()
             job.claimed = True
@@ -188,7 +196,7 @@ class CommWorker:
             with self._on_comm_streams(devices):
                 job.copy_back.run()
                 for index in devices:
-                    stream = self._comm_streams[index]
+                    stream = self._comm_stream(index)
                     if not stream.query():  # else nothing to order after
                         event = torch.Event(device=torch.device("npu", index))
                         event.record(stream)
