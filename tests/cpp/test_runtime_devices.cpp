@@ -15,7 +15,8 @@ namespace {
 // True when the environment asks for something other than the defaults,
 // in which case exact-value checks of the default configuration are skipped.
 bool default_config() {
-  for (const char* v : {"NPU_EMU_DEVICE_COUNT", "ASCEND_RT_VISIBLE_DEVICES", "NPU_EMU_SOC", "NPU_EMU_HBM_MB"}) {
+  for (const char* v :
+       {"NPU_EMU_DEVICE_COUNT", "ASCEND_RT_VISIBLE_DEVICES", "LOCAL_WORLD_SIZE", "NPU_EMU_SOC", "NPU_EMU_HBM_MB"}) {
     if (std::getenv(v) != nullptr) return false;
   }
   return true;
