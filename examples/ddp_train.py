@@ -2,10 +2,11 @@
 
     NPU=emu torchrun --nproc_per_node 2 examples/ddp_train.py
 
-Each rank drives the npu of its LOCAL_RANK and trains on its share of every
-batch; DistributedDataParallel averages the gradients over `hccl`. At the
-end rank 0 trains the same model from the same weights on whole batches in
-one process and checks that the weights agree (exit code 1 if not).
+Each rank drives the npu of its LOCAL_RANK (npu-emu emulates one per local
+rank under torchrun) and trains on its share of every batch;
+DistributedDataParallel averages the gradients over `hccl`. At the end
+rank 0 trains the same model from the same weights on whole batches in one
+process and checks that the weights agree (exit code 1 if not).
 Without torchrun the script trains in one process.
 """
 
@@ -13,15 +14,11 @@ from __future__ import annotations
 
 import os
 
-# One emulated npu per local rank unless told otherwise: read when the
-# backend starts, so it is set before torch is imported.
-os.environ.setdefault("NPU_EMU_DEVICE_COUNT", os.environ.get("LOCAL_WORLD_SIZE", "1"))
-
-import torch  # noqa: E402
-import torch.distributed as dist  # noqa: E402
-import torch.nn as nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-import torch_npu  # noqa: E402,F401
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+import torch_npu  # noqa: F401
 
 STEPS, BATCH, FEATURES, CLASSES, LR = 30, 32, 16, 4, 0.01
 
