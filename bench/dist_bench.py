@@ -69,7 +69,8 @@ def run(rank: int, world: int, max_bytes: int) -> None:
     if rank == 0:
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"all_reduce, {world} ranks, float32; bus bandwidth GB/s (load average {load})")
-        print(f"{'size':>8} {'iters':>6} {'gloo cpu':>10} {'hccl npu':>10} {'npu/cpu':>8} {'cpu us':>10} {'npu us':>10}")
+        header = ("size", "iters", "gloo cpu", "hccl npu", "npu/cpu", "cpu us", "npu us")
+        print(" ".join(f"{h:>{w}}" for h, w in zip(header, (8, 6, 10, 10, 8, 10, 10))))
         for nbytes, iters, cpu_s, npu_s in rows:
             size = f"{nbytes >> 20} MB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KB"
             cpu_bw, npu_bw = bus_gbps(nbytes, cpu_s, world), bus_gbps(nbytes, npu_s, world)

@@ -7,7 +7,7 @@ collective's work counts as complete."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import torch
 

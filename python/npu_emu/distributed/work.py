@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import torch
