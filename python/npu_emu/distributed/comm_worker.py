@@ -119,7 +119,7 @@ class CommWorker:
         whose staging waits for them anyway)."""
         job.issued.wait()
         if self._claim(job):
-            self._complete(job)
+            self._complete(job, on_caller=True)
 
     def _comm_stream(self, index: int) -> torch.Stream:
         """The group's communication stream on device `index`, one for all threads."""
@@ -180,9 +180,12 @@ class CommWorker:
     def _complete_if_unclaimed(self, job: _Job) -> None:
         job.issued.wait()  # asked for (is_completed, get_future) while still queued
         if self._claim(job):
-            self._complete(job)
+            self._complete(job, on_caller=False)
 
-    def _complete(self, job: _Job) -> None:
+    def _complete(self, job: _Job, on_caller: bool) -> None:
+        """The copy back runs on the communication streams, or on the
+        caller's current streams when they are idle (no hop to another
+        stream's thread; later work on them is ordered after it anyway)."""
         work = job.work
         done: dict[int, torch.Event] = {}
         try:
@@ -192,7 +195,8 @@ class CommWorker:
                 except RuntimeError as err:
                     raise work._transport_error(err) from err
                 work._gloo_finished(job.gloo_work)
-            devices = list(job.ready)
+            devices = [index for index in job.ready
+                       if not (on_caller and torch.npu.current_stream(index).query())]
             with self._on_comm_streams(devices):
                 job.copy_back.run()
                 for index in devices:
@@ -204,4 +208,7 @@ class CommWorker:
         except BaseException as err:
             work._finish(err, {})
             return
+        finally:
+            # gloo's work and the host buffers go as soon as they are done.
+            job.gloo_work = job.copy_back = None
         work._finish(None, done)

@@ -52,6 +52,9 @@ class StagedWork(dist._Work):
         return error
 
     def _finish(self, error: BaseException | None, done_events: dict[int, torch.Event]) -> None:
+        # The job (and through it gloo's work and the host buffers) is no
+        # longer needed: dropping it here breaks the work <-> job cycle.
+        self._help = self._start_completion = None
         self._error = error
         self._done_events = done_events
         self._finished.set()
