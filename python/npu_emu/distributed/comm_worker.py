@@ -9,7 +9,8 @@ to host memory and starts the gloo collective. The completion thread waits
 for gloo in the same order, applies host-side steps (AVG's division), copies
 results back on the communication stream and records an event there that
 `work.wait()` makes the caller's current stream wait for. A caller that
-waits before the completion thread got to its job completes it itself.
+waits before the completion thread got to its job completes it itself
+(copying back on its current stream when that is idle).
 
 A small collective whose inputs are already computed (their streams idle)
 is issued on the calling thread, which costs less than waking the issue
