@@ -196,3 +196,30 @@ def test_device_queries_as_torch_npu(monkeypatch):
         torch.npu.can_device_access_peer(-1, 0)
     with pytest.raises(AssertionError, match="Invalid peer device id"):
         torch.npu.can_device_access_peer(0, -1)
+
+
+@pytest.mark.parametrize("value,transferred", [("1", True), ("0", False), (None, False)])
+def test_torch_transfer_to_npu_setting(value, transferred):
+    code = textwrap.dedent("""
+        import torch
+        import torch_npu
+        print(torch.zeros(2, device="npu").is_cuda, torch.cuda.is_available())
+        print(torch.randn(2, device="cuda").device)
+    """)
+    env = {"NPU": "emu", "NPU_EMU_TORCH_NPU": "compat"}
+    if value is not None:
+        env["TORCH_TRANSFER_TO_NPU"] = value
+    result = run_python(code, env=env)
+    if transferred:
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert result.stdout.split() == ["True", "True", "npu:0"]
+    else:  # plain PyTorch's CUDA: not available in this build
+        assert result.stdout.split()[:2] == ["False", "False"]
+        assert result.returncode != 0
+
+
+def test_torch_transfer_to_npu_refuses_other_values():
+    result = run_python("import torch_npu", env={"NPU": "emu", "NPU_EMU_TORCH_NPU": "compat",
+                                                 "TORCH_TRANSFER_TO_NPU": "yes"})
+    assert result.returncode != 0
+    assert "TORCH_TRANSFER_TO_NPU='yes' is not a valid value; allowed values are: 0, 1" in result.stderr
