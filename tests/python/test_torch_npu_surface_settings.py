@@ -223,3 +223,19 @@ def test_torch_transfer_to_npu_refuses_other_values():
                                                  "TORCH_TRANSFER_TO_NPU": "yes"})
     assert result.returncode != 0
     assert "TORCH_TRANSFER_TO_NPU='yes' is not a valid value; allowed values are: 0, 1" in result.stderr
+
+
+@pytest.mark.parametrize("name,bad,good", [
+    ("ACL_PRECISION_MODE", "allow_fp32_to_fp32", "must_keep_origin_dtype"),
+    ("ACL_OP_COMPILER_CACHE_MODE", "sometimes", "disable"),
+    ("ACL_OP_DEBUG_LEVEL", "9", "0"),
+    ("ACL_AICORE_NUM", "64", "8"),
+])
+def test_set_option_checks_values_as_torch_npu(name, bad, good):
+    from npu_emu.npu import options
+
+    with pytest.raises(ValueError, match=rf"(?s)value of {name} should be .* but got {bad}.*ERR00001"):
+        torch.npu.set_option({name: bad})
+    assert options.get_option(name) != bad  # nothing recorded from a refused dict
+    torch.npu.set_option({name: good})
+    assert options.get_option(name) == good
