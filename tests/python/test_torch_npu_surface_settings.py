@@ -239,3 +239,26 @@ def test_set_option_checks_values_as_torch_npu(name, bad, good):
     assert options.get_option(name) != bad  # nothing recorded from a refused dict
     torch.npu.set_option({name: good})
     assert options.get_option(name) == good
+
+
+def test_mstx_calls_reach_torch_npu_C_mstx(monkeypatch):
+    """Tools replace torch_npu._C._mstx's functions to see markers: mstx must
+    call them (host or stream variant) and refuse bad arguments before them."""
+    calls = []
+    monkeypatch.setattr(torch_npu._C._mstx, "_mark_on_host", lambda m, d="default": calls.append(("host", m, d)))
+    monkeypatch.setattr(torch_npu._C._mstx, "_mark",
+                        lambda m, sid, dev, dtype, d="default": calls.append(("stream", m, dev, d)))
+    monkeypatch.setattr(torch_npu._C._mstx, "_range_start_on_host", lambda m, d="default": 41)
+    stream = torch.npu.current_stream()
+    torch_npu.npu.mstx.mark("a")
+    torch_npu.npu.mstx.mark("b", stream=stream, domain="d1")
+    with pytest.warns(UserWarning, match="Invalid stream"):
+        torch_npu.npu.mstx.mark("c", stream=1)
+    with pytest.warns(UserWarning, match="Invalid domain"):
+        torch_npu.npu.mstx.mark("c", domain=1)
+    assert calls == [("host", "a", "default"), ("stream", "b", stream.device_index, "d1")]
+    assert torch_npu.npu.mstx.range_start("r") == 41
+    with pytest.warns(UserWarning, match="Invalid stream"):
+        assert torch_npu.npu.mstx.range_start("r", stream="s") == 0
+    with pytest.warns(UserWarning, match="Invalid stream"):
+        assert torch_npu.npu.mstx.range_push("r", stream="s") == -1
