@@ -238,3 +238,11 @@ def test_mstx_markers_are_accepted_with_range_ids():
         return x * 2
 
     assert double(3) == 6
+
+
+def test_device_properties_uuid_is_stable_per_device():
+    first = torch.npu.get_device_properties(0).uuid
+    assert len(str(first)) == 36 and len(first.bytes) == 16
+    assert torch.npu.get_device_properties("npu:0").uuid == first
+    if torch.npu.device_count() > 1:
+        assert torch.npu.get_device_properties(1).uuid != first
