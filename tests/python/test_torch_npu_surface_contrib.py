@@ -10,6 +10,7 @@ import warnings
 
 import pytest
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 
 import npu_emu  # noqa: F401
@@ -130,6 +131,8 @@ def test_modules_match_plain_pytorch():
     drop.eval()
     assert drop(x.npu()) is not None and torch.equal(drop(x.npu()).cpu(), x)
     drop.train()
+    NpuDropPath.enable_droppath_ensemble(nn.Sequential(drop))
+    assert isinstance(NpuDropPath.droppath_stream, torch.npu.Stream)
     kept = drop(x.npu()).cpu()
     for i in range(4):  # each sample is dropped whole or scaled by 1 / keep_prob
         assert torch.equal(kept[i], torch.zeros_like(x[i])) or torch.allclose(kept[i], x[i] * 2)

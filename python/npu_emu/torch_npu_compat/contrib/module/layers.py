@@ -120,10 +120,16 @@ class NpuDropPath(nn.Module):
         keep = torch.floor(torch.rand(shape, dtype=x.dtype, device=x.device) + self.keep_prob)
         return x.div(self.keep_prob) * keep
 
+    # torch_npu's side stream for pre-generated masks (set by enable_droppath_ensemble).
+    droppath_stream: torch.Stream | None = None
+
     @classmethod
     def enable_droppath_ensemble(cls, model: nn.Module) -> None:
         """torch_npu pre-generates the random masks on a side stream; npu-emu
-        draws them in forward, so there is nothing to enable."""
+        draws them in forward (same distribution), so this only creates the
+        stream torch_npu exposes as NpuDropPath.droppath_stream."""
+        if cls.droppath_stream is None:
+            cls.droppath_stream = torch.npu.Stream()
 
 
 class BiLSTM(nn.Module):
