@@ -97,3 +97,18 @@ def test_fallback_warning_uses_torch_npu_wording_once_per_op():
         expected = (f"CAUTION: The operator '{name}' is not currently supported on the NPU backend and will fall "
                     "back to run on the CPU. This may have performance implications.")
         assert sum(m.startswith(expected) for m in out["messages"]) == 1, out["messages"]
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"stream_id": 99999, "device_index": 0}, "unknown npu stream id 99999"),
+    ({"stream_id": -1, "device_index": 0}, "unknown npu stream id -1"),
+    ({"stream_id": 0, "device_index": 999}, "Invalid NPU device index 999"),
+    ({"stream_id": 0, "device_index": -1}, "Invalid NPU device index -1"),
+])
+def test_rewrapping_a_stream_that_does_not_exist_fails_fast(kwargs, message):
+    with pytest.raises(RuntimeError, match=message):
+        torch.npu.Stream(device_type=npu_emu._C._npu_device_type(), **kwargs)
+    existing = torch.npu.Stream()
+    again = torch.npu.Stream(stream_id=existing.stream_id, device_index=existing.device_index,
+                             device_type=existing.device_type)
+    assert again == existing and again.npu_stream == existing.npu_stream

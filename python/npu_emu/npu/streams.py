@@ -19,7 +19,10 @@ class Stream(torch.Stream):
     """An ordered queue of work on one npu device."""
 
     def __new__(cls, device: DeviceLike = None, priority: int = 0, **kwargs):
-        if "stream_id" in kwargs:  # re-wrapping an existing stream
+        if "stream_id" in kwargs:  # re-wrapping an existing stream: it must exist (fail fast, as torch_npu)
+            if kwargs.get("device_type") == _C._npu_device_type():
+                _check(int(kwargs.get("device_index", 0)))  # before torch.Stream narrows it to 8 bits
+                _C._stream_handle(int(kwargs["stream_id"]), int(kwargs.get("device_index", 0)))  # unknown id: raises
             return super().__new__(cls, **kwargs)
         with torch.npu.device(_npu_device(device)):
             return super().__new__(cls, device=_npu_device(device), priority=priority)
