@@ -34,8 +34,10 @@ void warn_once(const std::string& name) {
   static std::set<std::string> warned;
   std::lock_guard<std::mutex> lock(mutex);
   if (warned.insert(name).second) {
-    TORCH_WARN(name, " has no native npu kernel in npu-emu; it runs on the CPU through the fallback "
-               "(set NPU_EMU_FALLBACK=allow to silence, =error to forbid)");
+    // torch_npu's wording (scripts and its tests look for it), then npu-emu's switches.
+    TORCH_WARN("CAUTION: The operator '", name, "' is not currently supported on the NPU backend and will fall back "
+               "to run on the CPU. This may have performance implications. (npu-emu: NPU_EMU_FALLBACK=allow silences "
+               "this, =error forbids the fallback)");
   }
 }
 

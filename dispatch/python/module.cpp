@@ -1,5 +1,6 @@
 // npu_emu._C: the Python face of the dispatch layer. Thin bindings only; the
 // logic lives in runtime/, memory/, ops/ and fallback/.
+#include <torch/csrc/Event.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include "device_model/soc_profile.h"
@@ -83,6 +84,14 @@ PYBIND11_MODULE(_C, m) {
   m.def("_stream_handle", [](int64_t id, int device) {
     const c10::Stream s(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(device)), id);
     return reinterpret_cast<uintptr_t>(npu::acl_stream(s));
+  });
+  // torch.Event.elapsed_time accepts only an exact torch.Event as its argument;
+  // torch.npu.Event is a subclass (for torch_npu's repr), so it times here.
+  m.def("_event_elapsed_time", [](const py::handle& start, const py::handle& end) {
+    TORCH_CHECK(THPEvent_Check(start.ptr()) && THPEvent_Check(end.ptr()),
+                "elapsed_time: expected torch.Event objects, got ", py::str(py::type::of(start)).cast<std::string>(),
+                " and ", py::str(py::type::of(end)).cast<std::string>());
+    return reinterpret_cast<THPEvent*>(start.ptr())->event.elapsedTime(reinterpret_cast<THPEvent*>(end.ptr())->event);
   });
   m.def("_npu_device_type", [] { return static_cast<int>(c10::DeviceType::PrivateUse1); });
   m.def("_allow_internal_format", &npu::allow_internal_format);

@@ -13,6 +13,7 @@ import torch
 from conftest import run_python
 from npu_emu import sanitizer
 from npu_emu.sanitizer import StreamRaceError
+from npu_emu.npu import streams as npu_streams
 
 # Ops that read their npu input(s) and write a new output, each run on a second stream.
 READERS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
@@ -224,7 +225,7 @@ def test_disable_stops_reporting_and_restores_the_api() -> None:
     assert sanitizer.is_enabled()
     sanitizer.disable()
     assert not sanitizer.is_enabled()
-    assert type(torch.npu.Event()) is torch.Event
+    assert type(torch.npu.Event()) is npu_streams.Event  # npu-emu's own class again, not the tracking one
     side = torch.npu.Stream()
     with torch.npu.stream(side):
         produced = torch.ones(8, device="npu")

@@ -3,6 +3,7 @@ that need no hardware, and torch_npu's submodule imports."""
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import sys
 
@@ -39,8 +40,8 @@ host_memory_stats_as_nested_dict reset_accumulated_host_memory_stats reset_peak_
 set_deterministic_level use_compatible_impl are_compatible_impl_enabled NpuGraphOpHandler
 register_npu_graph_handler super_kernel_scope_begin super_kernel_scope_end npurt
 """.split()
-# Not provided: torch_npu's npurt runtime module.
-NOT_PROVIDED = {"npurt"}
+# Every name is provided.
+NOT_PROVIDED: set[str] = set()
 
 
 def test_every_wheel_name_but_the_profiling_submodules_exists():
@@ -231,10 +232,37 @@ def test_mstx_markers_are_accepted_with_range_ids():
     pushed = torch.npu.mstx.range_push("outer")
     assert torch.npu.mstx.range_pop() == pushed
     with pytest.warns(UserWarning, match="Invalid message"):
-        assert torch.npu.mstx.range_start("") == -1
+        assert torch.npu.mstx.range_start("") == 0  # torch_npu's value for a refused range
 
     @torch.npu.mstx.mstx_range("fn")
     def double(x):
         return x * 2
 
     assert double(3) == 6
+
+
+def test_device_properties_uuid_is_stable_per_device():
+    first = torch.npu.get_device_properties(0).uuid
+    assert len(str(first)) == 36 and len(first.bytes) == 16
+    assert torch.npu.get_device_properties("npu:0").uuid == first
+    if torch.npu.device_count() > 1:
+        assert torch.npu.get_device_properties(1).uuid != first
+
+
+def test_npurt_creates_streams_external_stream_can_wrap():
+    rt = torch.npu.npurt()
+    assert rt is torch.npu.npurt() and rt is torch_npu._C._npurt
+    handle = ctypes.c_void_p()
+    assert rt.npuStreamCreate(ctypes.addressof(handle)) == 0
+    try:
+        assert handle.value
+        external = torch.npu.ExternalStream(handle.value)
+        assert external.npu_stream == handle.value
+        with torch.npu.stream(external):
+            y = torch.arange(6.0, device="npu") * 3
+        external.synchronize()
+        assert torch.equal(y.cpu(), torch.arange(6.0) * 3)
+    finally:
+        assert rt.npuStreamDestroy(handle.value) == 0
+    with pytest.raises(RuntimeError, match="npuHostRegister .*not supported by npu-emu"):
+        rt.npuHostRegister(0, 4096, 0)

@@ -196,3 +196,69 @@ def test_device_queries_as_torch_npu(monkeypatch):
         torch.npu.can_device_access_peer(-1, 0)
     with pytest.raises(AssertionError, match="Invalid peer device id"):
         torch.npu.can_device_access_peer(0, -1)
+
+
+@pytest.mark.parametrize("value,transferred", [("1", True), ("0", False), (None, False)])
+def test_torch_transfer_to_npu_setting(value, transferred):
+    code = textwrap.dedent("""
+        import torch
+        import torch_npu
+        print(torch.zeros(2, device="npu").is_cuda, torch.cuda.is_available())
+        print(torch.randn(2, device="cuda").device)
+    """)
+    env = {"NPU": "emu", "NPU_EMU_TORCH_NPU": "compat"}
+    if value is not None:
+        env["TORCH_TRANSFER_TO_NPU"] = value
+    result = run_python(code, env=env)
+    if transferred:
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert result.stdout.split() == ["True", "True", "npu:0"]
+    else:  # plain PyTorch's CUDA: not available in this build
+        assert result.stdout.split()[:2] == ["False", "False"]
+        assert result.returncode != 0
+
+
+def test_torch_transfer_to_npu_refuses_other_values():
+    result = run_python("import torch_npu", env={"NPU": "emu", "NPU_EMU_TORCH_NPU": "compat",
+                                                 "TORCH_TRANSFER_TO_NPU": "yes"})
+    assert result.returncode != 0
+    assert "TORCH_TRANSFER_TO_NPU='yes' is not a valid value; allowed values are: 0, 1" in result.stderr
+
+
+@pytest.mark.parametrize("name,bad,good", [
+    ("ACL_PRECISION_MODE", "allow_fp32_to_fp32", "must_keep_origin_dtype"),
+    ("ACL_OP_COMPILER_CACHE_MODE", "sometimes", "disable"),
+    ("ACL_OP_DEBUG_LEVEL", "9", "0"),
+    ("ACL_AICORE_NUM", "64", "8"),
+])
+def test_set_option_checks_values_as_torch_npu(name, bad, good):
+    from npu_emu.npu import options
+
+    with pytest.raises(ValueError, match=rf"(?s)value of {name} should be .* but got {bad}.*ERR00001"):
+        torch.npu.set_option({name: bad})
+    assert options.get_option(name) != bad  # nothing recorded from a refused dict
+    torch.npu.set_option({name: good})
+    assert options.get_option(name) == good
+
+
+def test_mstx_calls_reach_torch_npu_C_mstx(monkeypatch):
+    """Tools replace torch_npu._C._mstx's functions to see markers: mstx must
+    call them (host or stream variant) and refuse bad arguments before them."""
+    calls = []
+    monkeypatch.setattr(torch_npu._C._mstx, "_mark_on_host", lambda m, d="default": calls.append(("host", m, d)))
+    monkeypatch.setattr(torch_npu._C._mstx, "_mark",
+                        lambda m, sid, dev, dtype, d="default": calls.append(("stream", m, dev, d)))
+    monkeypatch.setattr(torch_npu._C._mstx, "_range_start_on_host", lambda m, d="default": 41)
+    stream = torch.npu.current_stream()
+    torch_npu.npu.mstx.mark("a")
+    torch_npu.npu.mstx.mark("b", stream=stream, domain="d1")
+    with pytest.warns(UserWarning, match="Invalid stream"):
+        torch_npu.npu.mstx.mark("c", stream=1)
+    with pytest.warns(UserWarning, match="Invalid domain"):
+        torch_npu.npu.mstx.mark("c", domain=1)
+    assert calls == [("host", "a", "default"), ("stream", "b", stream.device_index, "d1")]
+    assert torch_npu.npu.mstx.range_start("r") == 41
+    with pytest.warns(UserWarning, match="Invalid stream"):
+        assert torch_npu.npu.mstx.range_start("r", stream="s") == 0
+    with pytest.warns(UserWarning, match="Invalid stream"):
+        assert torch_npu.npu.mstx.range_push("r", stream="s") == -1

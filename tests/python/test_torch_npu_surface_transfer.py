@@ -97,3 +97,23 @@ def test_cuda_graphs_refuse_clearly():
     result = run_python(code, env={"NPU": "emu"})
     assert result.returncode == 0, result.stderr[-3000:]
     assert "REFUSED torch.npu.NPUGraph" in result.stdout
+
+
+def test_per_device_nccl_backend_becomes_npu_hccl():
+    code = textwrap.dedent("""
+        import os, socket
+        import torch, torch_npu
+        import torch_npu.contrib.transfer_to_npu
+        import torch.distributed as dist
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        dist.init_process_group(backend="cuda:nccl", init_method=f"tcp://127.0.0.1:{port}", world_size=1, rank=0)
+        try:
+            print(dist.get_backend())
+        finally:
+            dist.destroy_process_group()
+    """)
+    result = run_python(code, env={"NPU": "emu", "NPU_EMU_TORCH_NPU": "compat"})
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split()[-1] == "npu:hccl"

@@ -113,10 +113,11 @@ from npu_emu.npu import aclnn  # noqa: E402,F401
 from npu_emu.npu.device import _get_device_index  # noqa: E402,F401
 from npu_emu.npu.mstx import mstx  # noqa: E402,F401  (profiling markers: accepted, recorded nowhere)
 from npu_emu.npu.deterministic import *  # noqa: E402,F401,F403
+from npu_emu.npu.npurt import npurt  # noqa: E402,F401  (raw runtime calls: streams)
 
 __all__ += sorted(set(utils.__all__ + _tensor_types.__all__ + _options.__all__ + graphs.__all__
                       + _host_memory.__all__ + _allocator.__all__ + _hardware_only.__all__
-                      + _deterministic.__all__ + ["mstx"]) - set(__all__))
+                      + _deterministic.__all__ + ["mstx", "npurt"]) - set(__all__))
 
 
 def __getattr__(name: str) -> type:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import uuid as _uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,6 +90,10 @@ def get_device_name(device: DeviceLike = None) -> str:
     return _C._soc_name()
 
 
+# The namespace of the emulated devices' UUIDs (a fixed, arbitrary UUID).
+_EMULATED_DEVICE_NAMESPACE = _uuid.UUID("6e70752d-656d-7500-8000-000000000000")
+
+
 @dataclass(frozen=True)
 class NPUDeviceProperties:
     name: str
@@ -105,6 +110,9 @@ class NPUDeviceProperties:
     warp_size: None = None
     regs_per_multiprocessor: None = None
     gcnArchName: None = None  # noqa: N815  (torch's field name)
+    # The device's UUID (torch_npu reads it from the driver): npu-emu derives a
+    # stable one from the SoC name and the device index.
+    uuid: _uuid.UUID | None = None
 
     @property
     def multi_processor_count(self) -> int:
@@ -117,9 +125,10 @@ class NPUDeviceProperties:
 
 
 def get_device_properties(device: DeviceLike = None) -> NPUDeviceProperties:
-    props: dict[str, Any] = _C._device_properties(_check(_index(device)))
+    index = _check(_index(device))
+    props: dict[str, Any] = _C._device_properties(index)
     props.pop("allow_internal_format_default", None)
-    return NPUDeviceProperties(**props)
+    return NPUDeviceProperties(**props, uuid=_uuid.uuid5(_EMULATED_DEVICE_NAMESPACE, f"{props['name']}/{index}"))
 
 
 def get_device_capability(device: Any = None) -> tuple[int, int] | None:

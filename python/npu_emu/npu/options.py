@@ -28,12 +28,35 @@ _options: dict[str, str] = {}
 _mm_bmm_nd = True
 
 
+# The ACL options whose values torch_npu checks, and the values it allows.
+_ALLOWED_OPTION_VALUES: dict[str, tuple[str, ...]] = {
+    "ACL_PRECISION_MODE": ("allow_fp32_to_fp16", "must_keep_origin_dtype"),
+    "ACL_OP_SELECT_IMPL_MODE": ("high_performance", "high_precision"),
+    "ACL_OP_DEBUG_LEVEL": ("0", "1", "2", "3", "4"),
+    "ACL_OP_COMPILER_CACHE_MODE": ("disable", "enable", "force"),
+}
+_AICORE_NUM_RANGE = (1, 32)
+
+
+def _check_option_value(name: str, value: str) -> None:
+    """Raises torch_npu's ValueError for a value outside an option's allowed set."""
+    allowed = _ALLOWED_OPTION_VALUES.get(name)
+    if allowed is not None and value not in allowed:
+        raise ValueError(f"value of {name} should be in {list(allowed)} but got {value}" + pta_error(ErrCode.PARAM))
+    low, high = _AICORE_NUM_RANGE
+    if name == "ACL_AICORE_NUM" and not (value.isdigit() and low <= int(value) <= high):
+        raise ValueError(f"value of ACL_AICORE_NUM should be an integer in [{low}, {high}] but got {value}"
+                         + pta_error(ErrCode.PARAM))
+
+
 def set_option(option: dict[str, Any]) -> None:
     """Records ACL/torch_npu options (compile caches, precision modes ...); the
     emulator's kernels do not read them. MM_BMM_ND_ENABLE sets
     get_mm_bmm_format_nd(), ALLOW_INTERNAL_FORMAT torch.npu.config's switch."""
     if not isinstance(option, dict):
         raise TypeError(f"npu option must be a dict, got {type(option).__name__}" + pta_error(ErrCode.PARAM))
+    for key, value in option.items():
+        _check_option_value(str(key), str(value))
     for key, value in option.items():
         _options[str(key)] = str(value)
     if option.get("MM_BMM_ND_ENABLE") in ("enable", "disable"):

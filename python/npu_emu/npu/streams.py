@@ -3,6 +3,8 @@ torch.Stream / torch.Event, which reach the backend's DeviceGuardImpl."""
 
 from __future__ import annotations
 
+import ctypes
+
 import torch
 
 from npu_emu import _C
@@ -17,7 +19,10 @@ class Stream(torch.Stream):
     """An ordered queue of work on one npu device."""
 
     def __new__(cls, device: DeviceLike = None, priority: int = 0, **kwargs):
-        if "stream_id" in kwargs:  # re-wrapping an existing stream
+        if "stream_id" in kwargs:  # re-wrapping an existing stream: it must exist (fail fast, as torch_npu)
+            if kwargs.get("device_type") == _C._npu_device_type():
+                _check(int(kwargs.get("device_index", 0)))  # before torch.Stream narrows it to 8 bits
+                _C._stream_handle(int(kwargs["stream_id"]), int(kwargs.get("device_index", 0)))  # unknown id: raises
             return super().__new__(cls, **kwargs)
         with torch.npu.device(_npu_device(device)):
             return super().__new__(cls, device=_npu_device(device), priority=priority)
@@ -32,6 +37,15 @@ class Stream(torch.Stream):
 
     def __hash__(self) -> int:
         return hash((self.stream_id, self.device_index))
+
+    def record_event(self, event: torch.Event | None = None) -> torch.Event:
+        """Records `event` (a new torch.npu.Event when None) on this stream.
+        torch.Stream.record_event takes only an exact torch.Event."""
+        if event is None:
+            with torch.npu.device(self.device_index):
+                event = Event()
+        event.record(self)
+        return event
 
     def __repr__(self) -> str:
         # torch_npu's form: the device and the ACL stream handle.
@@ -96,21 +110,41 @@ def stream(stream: torch.Stream | None) -> StreamContext:
 
 
 class _NpuEventType(type):
-    """isinstance(e, torch.npu.Event) holds for every npu torch.Event."""
+    """isinstance(e, torch.npu.Event) holds for every npu torch.Event, also
+    the plain ones PyTorch's generic code (torch.Stream.record_event) makes."""
 
     def __instancecheck__(cls, obj: object) -> bool:
         return isinstance(obj, torch.Event) and obj.device.type == "npu"
 
 
-class Event(metaclass=_NpuEventType):
+class Event(torch.Event, metaclass=_NpuEventType):
     """A marker in a stream; `enable_timing=True` allows elapsed_time.
 
-    Constructing one returns a plain torch.Event on the current npu device:
-    PyTorch's own event methods (elapsed_time, Stream.wait_event) accept only
-    exact torch.Event objects, so a subclass would not interoperate."""
+    A subclass of torch.Event, so PyTorch's stream methods take it; only
+    torch.Event.elapsed_time insists on an exact torch.Event argument, which
+    is why elapsed_time is timed by npu-emu's extension here."""
 
-    def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> torch.Event:
+    def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> "Event":
         if interprocess:
             raise ValueError("Event(interprocess=True) is not supported by npu-emu; allowed: interprocess=False")
-        return torch.Event(device=torch.device("npu", torch.npu.current_device()), enable_timing=enable_timing,
-                           blocking=blocking, interprocess=False)
+        return super().__new__(cls, device=torch.device("npu", torch.npu.current_device()),
+                               enable_timing=enable_timing, blocking=blocking, interprocess=False)
+
+    def elapsed_time(self, end_event: torch.Event) -> float:
+        """Milliseconds between this event and `end_event` (both recorded, with enable_timing=True)."""
+        return _C._event_elapsed_time(self, end_event)
+
+    @property
+    def npu_event(self) -> int:
+        """The ACL event handle; 0 until the event is first recorded."""
+        return self.event_id
+
+    @property
+    def _as_parameter_(self) -> ctypes.c_void_p:
+        return ctypes.c_void_p(self.npu_event)
+
+    def __repr__(self) -> str:
+        # torch_npu's form: the ACL event handle, or "uninitialized" before the first record.
+        if self.npu_event:
+            return f"<torch_npu.npu.Event {self.npu_event:#x}>"
+        return "<torch_npu.npu.Event uninitialized>"

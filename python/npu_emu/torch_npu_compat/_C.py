@@ -10,6 +10,8 @@ import torch
 from npu_emu.npu import utils as _npu_utils
 from npu_emu.npu.host_memory import host_empty_cache as _npu_hostEmptyCache  # noqa: F401
 from npu_emu.npu.soc_version import get_soc_version as _npu_get_soc_version  # noqa: F401
+from npu_emu.npu.mstx import native as _mstx  # noqa: F401  (the markers' backend, replaceable)
+from npu_emu.npu.npurt import runtime as _npurt  # noqa: F401
 
 
 def _npu_getDeviceCount() -> int:

@@ -156,6 +156,12 @@ def _event_class() -> type:
     return Event
 
 
+def _npu_backend(backend: str) -> str:
+    """A process-group backend string for npu: nccl is hccl, and the device
+    of a per-device form ("cuda:nccl,cpu:gloo") is npu."""
+    return backend.replace("nccl", "hccl").replace("cuda:", "npu:")
+
+
 def _patch_distributed() -> None:
     if not torch.distributed.is_available():
         return
@@ -166,9 +172,9 @@ def _patch_distributed() -> None:
     @functools.wraps(original)
     def init_process_group(*args: Any, **kwargs: Any) -> Any:
         if args and isinstance(args[0], str):
-            args = (args[0].replace("nccl", "hccl"),) + args[1:]
+            args = (_npu_backend(args[0]),) + args[1:]
         if isinstance(kwargs.get("backend"), str):
-            kwargs["backend"] = kwargs["backend"].replace("nccl", "hccl")
+            kwargs["backend"] = _npu_backend(kwargs["backend"])
         return on_npu(original)(*args, **kwargs)
 
     if not getattr(original, "_npu_emu_cuda_rewrite", False):
