@@ -198,6 +198,15 @@ struct Stream {
   bool done() const { return messages.empty(); }
 };
 
+// A failed send or receive; a reset or broken pipe means the peer's end is gone.
+[[noreturn]] void lost(const std::string& context, uint32_t peer, int error) {
+  const bool gone = error == ECONNRESET || error == EPIPE;
+  throw HcclError(HCCL_E_TCP_TRANSFER, context + ": " +
+                                           (gone ? rank_name(peer) + " closed the connection (its process exited?): "
+                                                 : std::string()) +
+                                           std::strerror(error));
+}
+
 MessageHeader header_for(const char* operation, uint32_t sender, uint64_t bytes) {
   MessageHeader header{};
   header.magic = kMagic;
@@ -264,9 +273,7 @@ void Communicator::exchange(const char* operation, const std::vector<Outgoing>& 
             throw HcclError(HCCL_E_TCP_TRANSFER, with_peer + ": " + rank_name(peer) +
                                                      " closed the connection (its process exited?)");
           }
-          if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            throw HcclError(HCCL_E_TCP_TRANSFER, with_peer + ": " + std::strerror(errno));
-          }
+          if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) lost(with_peer, peer, errno);
           if (got > 0) {
             stream.offset += static_cast<uint64_t>(got);
             if (in_header && stream.offset == sizeof(MessageHeader)) {
@@ -294,9 +301,7 @@ void Communicator::exchange(const char* operation, const std::vector<Outgoing>& 
           const uint64_t left = in_header ? sizeof(MessageHeader) - stream.offset
                                           : message.header.bytes - (stream.offset - sizeof(MessageHeader));
           const ssize_t sent = ::send(fd, source, left, MSG_DONTWAIT | MSG_NOSIGNAL);
-          if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            throw HcclError(HCCL_E_TCP_TRANSFER, with_peer + ": " + std::strerror(errno) + " (its process exited?)");
-          }
+          if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) lost(with_peer, peer, errno);
           if (sent > 0) {
             stream.offset += static_cast<uint64_t>(sent);
             if (stream.offset == sizeof(MessageHeader) + message.header.bytes) {
