@@ -1,5 +1,6 @@
 // Task makers of the padding family (ops/table/pad.yaml): reflection and
-// replication pads of the `rank` trailing dims, forward and backward.
+// replication pads of the `rank` trailing dims, forward and backward, and
+// constant pads of any trailing dims.
 // `padding` lists (begin, end) pairs, last dim first, as aten does.
 #pragma once
 
@@ -14,5 +15,8 @@ using kernels::PadMode;
 TaskBody pad_task(PadMode mode, int64_t rank, const aclTensor* self, const aclIntArray* padding, aclTensor* out);
 TaskBody pad_backward_task(PadMode mode, int64_t rank, const aclTensor* gradOutput, const aclTensor* self,
                            const aclIntArray* padding, aclTensor* gradInput);
+// out = self padded with `value` (pad: (begin, end) pairs, last dim first;
+// negative values crop).
+TaskBody constant_pad_task(const aclTensor* self, const aclIntArray* pad, const aclScalar* value, aclTensor* out);
 
 }  // namespace npu::emu

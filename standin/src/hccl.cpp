@@ -1,34 +1,35 @@
-// libhccl.so: collective communication is not emulated yet (see the
-// distributed issue). Every HCCL entry torch_npu looks up fails with
-// HCCL_E_NOT_SUPPORT and a message naming it; HCCL has no recent-error
-// channel, so the message goes to stderr once per function.
+// libhccl.so entries npu-emu's HCCL does not provide: the rank-table and
+// scalable/sub-communicator initialisations, several devices per process,
+// zero-copy memory registration, resumption and NIC selection. Each fails
+// with HCCL_E_NOT_SUPPORT and a message naming it (printed once per function,
+// and recorded as the recent error torch_npu appends to its exception);
+// torch_npu falls back to HcclCommInitRootInfoConfig where it has a fallback.
+// The supported entries: hccl_comm_api.cpp, hccl_collectives.cpp, hccl_p2p.cpp.
 #include <cstdio>
 #include <mutex>
 #include <set>
 #include <string>
 
-#include "standin_types.h"
+#include "acl/acl_base.h"
+#include "hccl_types.h"
+#include "recent_error.h"
 
 namespace {
 
 HcclResult refuse(const char* function) {
+  const std::string message = std::string(function) +
+                              " is not emulated by npu-emu's HCCL (one device per process, communicators from "
+                              "HcclGetRootInfo + HcclCommInitRootInfo(Config) only).";
   static std::mutex mutex;
   static std::set<std::string> reported;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (reported.insert(function).second) {
-    std::fprintf(stderr,
-                 "[npu-emu CANN stand-in] %s: HCCL (torch.distributed with the hccl backend) is not emulated; use the "
-                 "gloo backend for CPU-side collectives or run a single process.\n",
-                 function);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (reported.insert(function).second) std::fprintf(stderr, "[npu-emu CANN stand-in] %s\n", message.c_str());
   }
-  return HCCL_E_NOT_SUPPORT;
+  return npu::standin::fail(HCCL_E_NOT_SUPPORT, message);
 }
 
 }  // namespace
-
-// HCCL's global configuration (deterministic reduction, ...) is set by
-// torch_npu's eager path too; with no collectives to configure it is a no-op.
-extern "C" ACL_FUNC_VISIBILITY HcclResult HcclSetConfig(int, int64_t) { return 0; }
 
 // The arguments are never read: every entry refuses before touching them, so
 // one parameterless definition per name serves all of HCCL's signatures
@@ -36,34 +37,12 @@ extern "C" ACL_FUNC_VISIBILITY HcclResult HcclSetConfig(int, int64_t) { return 0
 #define NPU_EMU_HCCL_REFUSED(name) \
   extern "C" ACL_FUNC_VISIBILITY HcclResult name() { return refuse(#name); }
 
-NPU_EMU_HCCL_REFUSED(HcclGetRootInfo)
 NPU_EMU_HCCL_REFUSED(HcclGetRootInfoScalable)
-NPU_EMU_HCCL_REFUSED(HcclCommInitRootInfo)
-NPU_EMU_HCCL_REFUSED(HcclCommInitRootInfoConfig)
 NPU_EMU_HCCL_REFUSED(HcclCommInitRootInfoScalable)
 NPU_EMU_HCCL_REFUSED(HcclCommInitClusterInfoConfig)
 NPU_EMU_HCCL_REFUSED(HcclCommInitAll)
 NPU_EMU_HCCL_REFUSED(HcclCreateSubCommConfig)
-NPU_EMU_HCCL_REFUSED(HcclCommDestroy)
-NPU_EMU_HCCL_REFUSED(HcclGetCommName)
-NPU_EMU_HCCL_REFUSED(HcclGetCommAsyncError)
-NPU_EMU_HCCL_REFUSED(HcclGetCommConfigCapability)
-NPU_EMU_HCCL_REFUSED(HcclAllReduce)
-NPU_EMU_HCCL_REFUSED(HcclAllGather)
-NPU_EMU_HCCL_REFUSED(HcclAllGatherV)
-NPU_EMU_HCCL_REFUSED(HcclReduceScatter)
-NPU_EMU_HCCL_REFUSED(HcclReduceScatterV)
-NPU_EMU_HCCL_REFUSED(HcclBroadcast)
-NPU_EMU_HCCL_REFUSED(HcclReduce)
-NPU_EMU_HCCL_REFUSED(HcclScatter)
-NPU_EMU_HCCL_REFUSED(HcclSend)
-NPU_EMU_HCCL_REFUSED(HcclRecv)
-NPU_EMU_HCCL_REFUSED(HcclBatchSendRecv)
-NPU_EMU_HCCL_REFUSED(HcclAlltoAll)
-NPU_EMU_HCCL_REFUSED(HcclAlltoAllV)
 NPU_EMU_HCCL_REFUSED(HcclAlltoAllVC)
-NPU_EMU_HCCL_REFUSED(HcclGroupStart)
-NPU_EMU_HCCL_REFUSED(HcclGroupEnd)
 NPU_EMU_HCCL_REFUSED(HcclCommRegister)
 NPU_EMU_HCCL_REFUSED(HcclCommDeregister)
 NPU_EMU_HCCL_REFUSED(HcclCommResume)

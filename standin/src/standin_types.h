@@ -84,9 +84,6 @@ typedef int aclrtCmoType;
 #define ACL_ERROR_OP_NOT_FOUND 100024
 #define ACL_ERROR_RT_REPORT_TIMEOUT 507012
 
-// HCCL's result type and its "not supported" code.
-typedef int HcclResult;
-#define HCCL_E_NOT_SUPPORT 5
 
 }  // extern "C"
 
