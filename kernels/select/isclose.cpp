@@ -39,23 +39,17 @@ bool close_floating(T a, T b, const IsCloseArgs& args) {
   return std::isfinite(actual) && actual <= allowed;
 }
 
-// Integers (and bool, read as 0/1): the difference in T (wrapping as
-// PyTorch's integer subtraction does), the tolerance in float32.
+// Integers and bool: converted to float32 first, so the difference cannot
+// wrap (PyTorch moves the cast before the subtraction for that reason);
+// values float32 cannot hold exactly round as they do there.
 template <class T>
 bool close_integral(T a, T b, const IsCloseArgs& args) {
   if (a == b) return true;
   if (args.rtol == 0 && args.atol == 0) return false;
-  const float allowed = static_cast<float>(args.atol) + std::abs(static_cast<float>(args.rtol) * static_cast<float>(b));
-  float actual;
-  if constexpr (std::is_same_v<T, bool>) {
-    actual = 1.0f;  // a != b
-  } else {
-    using U = std::make_unsigned_t<T>;
-    const T diff = static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-    const T mag = std::is_signed_v<T> && diff < 0 ? static_cast<T>(U(0) - static_cast<U>(diff)) : diff;
-    actual = static_cast<float>(mag);
-  }
-  return actual <= allowed;
+  const float x = static_cast<float>(a), y = static_cast<float>(b);
+  const float allowed = static_cast<float>(args.atol) + std::abs(y * static_cast<float>(args.rtol));
+  const float actual = std::abs(x - y);
+  return std::isfinite(actual) && actual <= allowed;
 }
 
 }  // namespace

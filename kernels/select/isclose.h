@@ -19,8 +19,8 @@ void check_isclose(const TensorView& out, const TensorView& self, const TensorVi
 
 // out = isclose(self, other). Floating dtypes compute in their own dtype,
 // rounding each intermediate (difference, rtol * other, the sum) to it as
-// PyTorch CPU's elementwise ops do; integers and bool compare their exact
-// difference with the tolerance in float32, as PyTorch promotes them.
+// PyTorch CPU's elementwise ops do; integers and bool convert to float32
+// first and compute there, as PyTorch does.
 void isclose(const TensorView& out, const TensorView& self, const TensorView& other, const IsCloseArgs& args);
 
 }  // namespace npu::kernels

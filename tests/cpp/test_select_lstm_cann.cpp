@@ -62,16 +62,20 @@ TEST_CASE("isclose: |a - b| <= atol + |rtol * b|, infinities equal only to thems
   CHECK(out == std::vector<unsigned char>{0, 0, 0, 1, 0, 0, 0, 0});
 }
 
-TEST_CASE("isclose: integers compare their wrapped difference with a float32 tolerance; broadcast", "[select]") {
+TEST_CASE("isclose: integers compute in float32, so differences do not wrap; broadcast", "[select]") {
   std::vector<int8_t> a{1, 2, 3, 127};
   std::vector<int8_t> b{2};  // broadcast [1] -> [4]
   std::vector<unsigned char> out(4, 7);
   isclose(view_of(out, DType::Bool, {4}), view_of(a, DType::Int8, {4}), view_of(b, DType::Int8, {1}),
           {0.0, 1.0, false});
   CHECK(out == std::vector<unsigned char>{1, 1, 1, 0});
-  // 127 - (-1) wraps to -128 in int8, whose abs stays -128 <= atol, as PyTorch computes it.
+  // 127 - (-1) is 128 (it would wrap to -128 in int8); 4 - 5 is -1 (255 in uint8).
   std::vector<int8_t> c{127}, d{-1};
   isclose(view_of(out, DType::Bool, {1}), view_of(c, DType::Int8, {1}), view_of(d, DType::Int8, {1}),
+          {0.0, 1.0, false});
+  CHECK(out[0] == 0);
+  std::vector<uint8_t> e{4}, f{5};
+  isclose(view_of(out, DType::Bool, {1}), view_of(e, DType::UInt8, {1}), view_of(f, DType::UInt8, {1}),
           {0.0, 1.0, false});
   CHECK(out[0] == 1);
   std::vector<int16_t> wrong{1};
