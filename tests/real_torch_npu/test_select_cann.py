@@ -1,6 +1,7 @@
 """torch.isclose/allclose, torch.isfinite, nonzero, boolean-mask indexing and
 torch.unique on the real torch_npu run on CANN's aclnnIsClose, aclnnIsFinite,
-aclnnNonzeroV2 / aclnnNonzero and aclnnUnique2 (ops/table/select_cann.yaml)
+aclnnNonzeroV2 / aclnnNonzero and aclnnUnique2 (ops/table/select_cann.yaml),
+`scalar - tensor` and torch.rsub on aclnnRsubs / aclnnRsub (rsub_cann.yaml),
 and match CPU. Were they missing, torch_npu would take the legacy aclop path,
 which the stand-in refuses: these tests would raise."""
 
@@ -125,3 +126,13 @@ def test_these_ops_take_no_legacy_aclop_path(tmp_path):
     assert parsed["aclop"] == {}
     assert not {"aclnnIsClose", "aclnnIsFinite", "aclnnNonzeroV2", "aclnnNonzero", "aclnnUnique2"} & set(
         parsed["missing-aclnn"])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.int32])
+def test_rsub_scalar_and_tensor(dtype):
+    # `scalar - tensor` is rsub.Scalar (aclnnRsubs), torch.rsub(a, b, alpha) aclnnRsub.
+    a, b = sample(dtype, 3, 4), sample(dtype, 4)
+    assert torch.equal((5 - a.npu()).cpu(), 5 - a)
+    assert torch.equal(torch.rsub(a.npu(), 2, alpha=3).cpu(), torch.rsub(a, 2, alpha=3))
+    assert torch.equal(torch.rsub(a.npu(), b.npu(), alpha=2).cpu(), torch.rsub(a, b, alpha=2))
+    assert torch.equal((2.5 - a.npu()).cpu(), 2.5 - a)  # promotes integers to float
