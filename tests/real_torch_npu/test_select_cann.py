@@ -1,7 +1,8 @@
 """torch.isclose/allclose, torch.isfinite, nonzero, boolean-mask indexing and
 torch.unique on the real torch_npu run on CANN's aclnnIsClose, aclnnIsFinite,
 aclnnNonzeroV2 / aclnnNonzero and aclnnUnique2 (ops/table/select_cann.yaml),
-`scalar - tensor` and torch.rsub on aclnnRsubs / aclnnRsub (rsub_cann.yaml),
+`scalar - tensor` and torch.rsub on aclnnRsubs / aclnnRsub (rsub_cann.yaml), torch.min()
+on aclnnMin (reduce_cann.yaml),
 and match CPU. Were they missing, torch_npu would take the legacy aclop path,
 which the stand-in refuses: these tests would raise."""
 
@@ -136,3 +137,12 @@ def test_rsub_scalar_and_tensor(dtype):
     assert torch.equal(torch.rsub(a.npu(), 2, alpha=3).cpu(), torch.rsub(a, 2, alpha=3))
     assert torch.equal(torch.rsub(a.npu(), b.npu(), alpha=2).cpu(), torch.rsub(a, b, alpha=2))
     assert torch.equal((2.5 - a.npu()).cpu(), 2.5 - a)  # promotes integers to float
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int8, torch.bool])
+def test_min_of_all_elements(dtype):
+    # torch.min() without dim is aclnnMin (reduce_cann.yaml).
+    cpu = sample(dtype, 7, 9)
+    assert torch.equal(cpu.npu().min().cpu(), cpu.min())
+    assert torch.equal(cpu.npu().t().min().cpu(), cpu.min())
+    assert math.isnan(torch.tensor([1.0, math.nan, -3.0]).npu().min().item())
