@@ -90,6 +90,7 @@ constexpr OpInfo kUnaryFns[] = {
     {"signbit", kRealKinds, R::Bool},
     {"isposinf", kRealKinds, R::Bool},
     {"isneginf", kRealKinds, R::Bool},
+    {"isfinite", kAnyKind, R::Bool},
 };
 constexpr std::size_t kNumOps = static_cast<std::size_t>(UnaryFn::kCount);
 static_assert(sizeof(kUnaryFns) / sizeof(kUnaryFns[0]) == kNumOps, "one table row per UnaryFn");
@@ -315,6 +316,10 @@ auto unary_fn(const UnaryParams& p) {
                                                       : -std::numeric_limits<double>::infinity();
     if constexpr (kind == kFloat) return [](T x) { return static_cast<double>(x) == target; };
     else return [](T) { return false; };
+  } else if constexpr (op == UnaryFn::IsFinite) {
+    if constexpr (kind == kComplex) return [](T x) { return std::isfinite(x.real()) && std::isfinite(x.imag()); };
+    else if constexpr (kind == kFloat) return [](T x) { return std::isfinite(static_cast<double>(x)); };
+    else return [](T) { return true; };
   } else {
     static_assert(op == UnaryFn::NanToNum, "every UnaryFn has an element function");
     if constexpr (kind == kComplex) {

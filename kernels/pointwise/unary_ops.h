@@ -25,6 +25,7 @@ namespace npu::kernels {
 //   Acos .. AiryAi (special functions)                             ->f float
 //   Frac                          float
 //   Signbit, IsPosInf, IsNegInf   bool int float -> bool
+//   IsFinite                      any -> bool (CANN's aclnnIsFinite)
 // The element function a unary kernel applies ("Fn": dispatch's op structs
 // describe whole aten ops). Keep the order: values index internal tables.
 enum class UnaryFn : int {
@@ -48,6 +49,7 @@ enum class UnaryFn : int {
   ScaledModifiedBesselK0, ScaledModifiedBesselK1, SphericalBesselJ0, AiryAi,
   Frac,                          // self - trunc(self), float
   Signbit, IsPosInf, IsNegInf,   // bool int float -> bool
+  IsFinite,                      // any -> bool: neither inf nor NaN (integers and bool: true)
   kCount
 };
 

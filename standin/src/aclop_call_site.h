@@ -29,6 +29,16 @@ void note_destroyed(const aclTensorDesc* desc);
 // ("float32 NC1HWC0 [2,2,5,6,16]; ..."), and forgets them. Empty when none.
 NPU_STANDIN_SHARED std::string take_pending_descriptions();
 
+// Bookkeeping of aclopCreateAttr / aclopDestroyAttr (any thread): the
+// attribute set created last on a thread belongs to the operator being built.
+void note_attr_created(const aclopAttr* attr);
+void note_attr_destroyed(const aclopAttr* attr);
+
+// The attributes of the operator being built on this thread ("cell_type=LSTM,
+// direction=UNIDIRECTIONAL, ..."), which often name what the operator is,
+// and forgets it. Empty when it set none.
+NPU_STANDIN_SHARED std::string take_pending_attributes();
+
 // One line per description: its dtype, format name and dims.
 std::string describe(const aclTensorDesc& desc);
 

@@ -92,8 +92,15 @@ ACL_FUNC_VISIBILITY aclError aclSetTensorPlaceMent(aclTensorDesc* desc, aclMemTy
   return ACL_SUCCESS;
 }
 
-ACL_FUNC_VISIBILITY aclopAttr* aclopCreateAttr(void) { return new aclopAttr; }
-ACL_FUNC_VISIBILITY void aclopDestroyAttr(const aclopAttr* attr) { delete attr; }
+ACL_FUNC_VISIBILITY aclopAttr* aclopCreateAttr(void) {
+  auto* attr = new aclopAttr;
+  npu::standin::note_attr_created(attr);
+  return attr;
+}
+ACL_FUNC_VISIBILITY void aclopDestroyAttr(const aclopAttr* attr) {
+  npu::standin::note_attr_destroyed(attr);
+  delete attr;
+}
 ACL_FUNC_VISIBILITY aclError aclopSetAttrBool(aclopAttr* attr, const char* name, uint8_t value) {
   return set_attr(attr, name, value ? "true" : "false");
 }

@@ -46,11 +46,13 @@ aclError refuse(const char* function, const char* opType) {
 
 // An aclop operator on its way to torch_npu's task queue (its tensors were
 // just described on this thread): refused before it is queued. Its op type is
-// not known yet; its tensors are.
-aclError refuse_at_call_site(const std::string& tensors) {
+// not known yet; its tensors and attributes are (attributes such as
+// cell_type=LSTM usually tell which operator it is).
+aclError refuse_at_call_site(const std::string& tensors, const std::string& attributes) {
   npu::standin::record_aclop("(refused-before-queueing)");
   return npu::standin::fail(ACL_ERROR_OP_NOT_FOUND,
                             "torch_npu was about to run an op through CANN's legacy aclop path (tensors: " + tensors +
+                                (attributes.empty() ? "" : "; attributes: " + attributes) +
                                 "), which npu-emu's emulated CANN does not run (it runs aclnn operators only); the op "
                                 "is refused here, before torch_npu queues it, and later ops run normally." +
                                 remedies());
@@ -83,7 +85,8 @@ ACL_FUNC_VISIBILITY aclError aclGenGraphAndDumpForOp(const char* opType, int, co
 ACL_FUNC_VISIBILITY aclError aclSetCompileopt(aclCompileOpt opt, const char*) {
   if (opt == kJitCompileOption) {
     const std::string tensors = npu::standin::take_pending_descriptions();
-    if (!tensors.empty()) return refuse_at_call_site(tensors);
+    const std::string attributes = npu::standin::take_pending_attributes();
+    if (!tensors.empty()) return refuse_at_call_site(tensors, attributes);
   }
   return ACL_SUCCESS;
 }

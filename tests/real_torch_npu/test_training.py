@@ -19,11 +19,12 @@ PROBED_ONLY = {"aclnnFlashAttentionVarLenScoreV4"}
 
 
 # max_pool2d runs as aclnnMaxPool2dWithMask (+Backward), attention as
-# aclnnFlashAttentionScore (+Grad), fused AdamW as aclnnApplyAdamWV2.
+# aclnnFlashAttentionScore (+Grad), fused AdamW as aclnnApplyAdamWV2, the
+# LSTM as aclnnLSTM (+ aclnnLstmBackward).
 # cnn_amp_float16: float16 autocast on both sides, whose op lists differ
 # (CPU's autocast is not CUDA's), with torch_npu's GradScaler on npu.
 @pytest.mark.parametrize("workload", ["linear_sgd", "cnn_adamw", "transformer_adamw", "transformer_fused_adamw",
-                                      "cnn_amp_float16"])
+                                      "cnn_amp_float16", "lstm_adamw"])
 def test_training_matches_cpu_with_no_legacy_aclop_call(workload, tmp_path):
     report = tmp_path / "standin_report.txt"
     r = run_python(f"import runpy, sys; sys.argv = ['x', '{workload}']; runpy.run_path('{SCRIPT}', run_name='__main__')",

@@ -3,7 +3,7 @@ stand-in) and on CPU from the same initial weights and data; prints the
 largest parameter difference after the last step. Run as a script in a fresh
 interpreter by test_training.py (so the stand-in's report is written at exit):
 
-    NPU=emu python training_workloads.py linear_sgd|cnn_adamw|transformer_adamw|transformer_fused_adamw|cnn_amp_float16
+    NPU=emu python training_workloads.py linear_sgd|cnn_adamw|transformer_adamw|transformer_fused_adamw|cnn_amp_float16|lstm_adamw
 """
 
 from __future__ import annotations
@@ -56,6 +56,23 @@ def transformer_fused_adamw():
     # AdamW(fused=True): torch_npu steps each parameter with aclnnApplyAdamWV2.
     model, tokens, targets, optimizer_class, options = transformer_adamw()
     return model, tokens, targets, optimizer_class, {**options, "fused": True}
+
+
+class TinyLSTM(torch.nn.Module):
+    # One unidirectional layer with biases: what torch_npu runs on aclnnLSTM
+    # (it sends other LSTMs to the legacy aclop path).
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = torch.nn.LSTM(6, 12, batch_first=True)
+        self.head = torch.nn.Linear(12, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out, _ = self.lstm(x)
+        return self.head(out[:, -1])
+
+
+def lstm_adamw():
+    return TinyLSTM(), torch.randn(4, 7, 6), torch.randint(0, 5, (4,)), torch.optim.AdamW, {"lr": 0.01}
 
 
 def train(model, inputs, targets, optimizer_class, options, device: str, steps: int = 3) -> torch.nn.Module:
