@@ -17,8 +17,26 @@ void require(bool ok, aclError code, const char* message) {
   if (!ok) fail(code, message);
 }
 
+// The copy kind as the caller passed it. A C caller (ctypes, the real
+// torch_npu) can pass any int, and reading a value outside the enumerators as
+// aclrtMemcpyKind is undefined behaviour in C++ (UBSan: "load of value 9"), so
+// it is taken by reference, its bytes read as an int and checked before they
+// become a kind.
+aclrtMemcpyKind checked_kind(const aclrtMemcpyKind& kind) {
+  int value = 0;
+  static_assert(sizeof value == sizeof kind, "aclrtMemcpyKind is an int-sized C enum");
+  std::memcpy(&value, &kind, sizeof value);
+  if (value < ACL_MEMCPY_HOST_TO_HOST || value > ACL_MEMCPY_DEVICE_TO_DEVICE) {
+    fail(ACL_ERROR_INVALID_PARAM, "kind: unknown aclrtMemcpyKind " + std::to_string(value) +
+                                      "; allowed: ACL_MEMCPY_HOST_TO_HOST (0), ACL_MEMCPY_HOST_TO_DEVICE (1), "
+                                      "ACL_MEMCPY_DEVICE_TO_HOST (2), ACL_MEMCPY_DEVICE_TO_DEVICE (3)");
+  }
+  return static_cast<aclrtMemcpyKind>(value);
+}
+
 // Checks that the pointers of a copy live where `kind` says they do.
-void check_copy(void* dst, size_t dest_max, const void* src, size_t count, aclrtMemcpyKind kind) {
+void check_copy(void* dst, size_t dest_max, const void* src, size_t count, const aclrtMemcpyKind& raw_kind) {
+  const aclrtMemcpyKind kind = checked_kind(raw_kind);
   require(count <= dest_max, ACL_ERROR_INVALID_PARAM, "count exceeds destMax");
   if (count == 0) return;
   require(dst != nullptr && src != nullptr, ACL_ERROR_INVALID_PARAM, "null pointer");
@@ -40,8 +58,6 @@ void check_copy(void* dst, size_t dest_max, const void* src, size_t count, aclrt
     case ACL_MEMCPY_DEVICE_TO_DEVICE:
       require(dst_dev && src_dev, ACL_ERROR_INVALID_PARAM, "DEVICE_TO_DEVICE needs device memory on both sides");
       break;
-    default:
-      fail(ACL_ERROR_INVALID_PARAM, "unknown aclrtMemcpyKind " + std::to_string(static_cast<int>(kind)));
   }
 }
 
