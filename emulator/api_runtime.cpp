@@ -4,6 +4,7 @@
 #include "acl/acl_emu_ext.h"
 #include "acl/acl_rt.h"
 #include "emulator/acl_error.h"
+#include "emulator/c_enum.h"
 #include "emulator/device.h"
 #include "kernels/copy/copy.h"
 
@@ -17,15 +18,10 @@ void require(bool ok, aclError code, const char* message) {
   if (!ok) fail(code, message);
 }
 
-// The copy kind as the caller passed it. A C caller (ctypes, the real
-// torch_npu) can pass any int, and reading a value outside the enumerators as
-// aclrtMemcpyKind is undefined behaviour in C++ (UBSan: "load of value 9"), so
-// it is taken by reference, its bytes read as an int and checked before they
-// become a kind.
+// The copy kind as the caller passed it, checked before it is used as the
+// enum (emulator/c_enum.h says why).
 aclrtMemcpyKind checked_kind(const aclrtMemcpyKind& kind) {
-  int value = 0;
-  static_assert(sizeof value == sizeof kind, "aclrtMemcpyKind is an int-sized C enum");
-  std::memcpy(&value, &kind, sizeof value);
+  const int value = npu::emu::c_enum_value(kind);
   if (value < ACL_MEMCPY_HOST_TO_HOST || value > ACL_MEMCPY_DEVICE_TO_DEVICE) {
     fail(ACL_ERROR_INVALID_PARAM, "kind: unknown aclrtMemcpyKind " + std::to_string(value) +
                                       "; allowed: ACL_MEMCPY_HOST_TO_HOST (0), ACL_MEMCPY_HOST_TO_DEVICE (1), "
