@@ -7,9 +7,9 @@
 #   bash scripts/sanitize.sh tsan      TSan (data races, lock order) -> build-tsan/
 #   bash scripts/sanitize.sh all       both, one after the other
 #   bash scripts/sanitize.sh pytest [pytest args]
-#                                      a pytest selection (default: tests/python/test_basic*.py)
-#                                      with the ASan+UBSan emulator library under the normal
-#                                      build's PyTorch extension (see run_pytest below)
+#                                      a pytest selection (default: PYTEST_DEFAULT below) with the
+#                                      ASan+UBSan emulator library under the normal build's
+#                                      PyTorch extension (see run_pytest below)
 #   Extra arguments of asan/tsan go to npu_emu_tests (e.g. "[runtime]").
 #
 # Needs scripts/setup.sh to have run once (the system packages; .venv's
@@ -49,8 +49,9 @@ configure_and_build() {
 run_asan() {
   local dir=$BUILD_ROOT/build-asan
   configure_and_build "$dir" address,undefined || return 1
-  log "running npu_emu_tests under ASan+UBSan"
+  log "running npu_emu_tests under ASan+UBSan (suppressions: tests/sanitizers/lsan.supp)"
   ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=1 \
+  LSAN_OPTIONS="suppressions=$ROOT/tests/sanitizers/lsan.supp:print_suppressions=0" \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$dir/npu_emu_tests" --order decl "$@"
 }
@@ -70,13 +71,13 @@ run_tsan() {
 # forwards every call to build-asan's emulator library. The ASan runtime must
 # be the first library of the process (LD_PRELOAD), and leak checking is off:
 # the interpreter and torch hold memory until exit by design.
+PYTEST_DEFAULT=(tests/python/test_arith.py tests/python/test_copies.py tests/python/test_streams_events.py)
 run_pytest() {
   local dir=$BUILD_ROOT/build-asan
-  [ -f "$ROOT/python/npu_emu/lib/libnpu_emu_acl.so" ] || { log "run scripts/setup.sh first (needs the normal build)"; return 1; }
   configure_and_build "$dir" address,undefined || return 1
   local runtime
   runtime="$(g++ -print-file-name=libasan.so):$(g++ -print-file-name=libubsan.so)"
-  (($#)) || set -- tests/python/test_basic*.py
+  (($#)) || set -- "${PYTEST_DEFAULT[@]}"
   log "running pytest $* on $dir's emulator (NPU=acl through its vendor stand-in)"
   NPU=acl ASCEND_HOME_PATH="$dir/vendor_standin" NPU_STANDIN_TARGET="$dir/python/npu_emu/lib/libnpu_emu_acl.so" \
   LD_PRELOAD="$runtime" \
