@@ -60,7 +60,12 @@ run_tsan() {
   local dir=$BUILD_ROOT/build-tsan
   configure_and_build "$dir" thread || return 1
   log "running npu_emu_tests under TSan (suppressions: tests/sanitizers/tsan.supp)"
-  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/tests/sanitizers/tsan.supp" \
+  # oneTBB runs on the calling thread under TSan (tests/cpp/tsan_serial_tbb.cpp
+  # says why). die_after_fork=0: test_process_lifecycle.cpp forks the
+  # multi-threaded suite on purpose, and in the whole suite (not when that
+  # test runs alone) something starts a thread in the child, which TSan
+  # refuses by default; what the child does is what that test checks.
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressions=$ROOT/tests/sanitizers/tsan.supp" \
     "$dir/npu_emu_tests" --order decl "$@"
 }
 
