@@ -35,7 +35,10 @@ struct aclTensor {
 
 struct aclScalar {
   npu::model::DType dtype = npu::model::DType::Float64;
-  std::array<unsigned char, 16> bytes{};
+  // Aligned for every element type: kernels read the value in place through
+  // a 0-dim view (aclnnScatterValue), and after the 4-byte dtype an int64 or
+  // double sat misaligned (UBSan).
+  alignas(16) std::array<unsigned char, 16> bytes{};
 
   npu::kernels::Scalar value() const { return npu::kernels::Scalar::from_raw(bytes.data(), dtype); }
 };

@@ -4,6 +4,7 @@
 #include "acl/acl_emu_ext.h"
 #include "acl/acl_rt.h"
 #include "emulator/acl_error.h"
+#include "emulator/c_enum.h"
 #include "emulator/device.h"
 #include "kernels/copy/copy.h"
 
@@ -17,8 +18,21 @@ void require(bool ok, aclError code, const char* message) {
   if (!ok) fail(code, message);
 }
 
+// The copy kind as the caller passed it, checked before it is used as the
+// enum (emulator/c_enum.h says why).
+aclrtMemcpyKind checked_kind(const aclrtMemcpyKind& kind) {
+  const int value = npu::emu::c_enum_value(kind);
+  if (value < ACL_MEMCPY_HOST_TO_HOST || value > ACL_MEMCPY_DEVICE_TO_DEVICE) {
+    fail(ACL_ERROR_INVALID_PARAM, "kind: unknown aclrtMemcpyKind " + std::to_string(value) +
+                                      "; allowed: ACL_MEMCPY_HOST_TO_HOST (0), ACL_MEMCPY_HOST_TO_DEVICE (1), "
+                                      "ACL_MEMCPY_DEVICE_TO_HOST (2), ACL_MEMCPY_DEVICE_TO_DEVICE (3)");
+  }
+  return static_cast<aclrtMemcpyKind>(value);
+}
+
 // Checks that the pointers of a copy live where `kind` says they do.
-void check_copy(void* dst, size_t dest_max, const void* src, size_t count, aclrtMemcpyKind kind) {
+void check_copy(void* dst, size_t dest_max, const void* src, size_t count, const aclrtMemcpyKind& raw_kind) {
+  const aclrtMemcpyKind kind = checked_kind(raw_kind);
   require(count <= dest_max, ACL_ERROR_INVALID_PARAM, "count exceeds destMax");
   if (count == 0) return;
   require(dst != nullptr && src != nullptr, ACL_ERROR_INVALID_PARAM, "null pointer");
@@ -40,8 +54,6 @@ void check_copy(void* dst, size_t dest_max, const void* src, size_t count, aclrt
     case ACL_MEMCPY_DEVICE_TO_DEVICE:
       require(dst_dev && src_dev, ACL_ERROR_INVALID_PARAM, "DEVICE_TO_DEVICE needs device memory on both sides");
       break;
-    default:
-      fail(ACL_ERROR_INVALID_PARAM, "unknown aclrtMemcpyKind " + std::to_string(static_cast<int>(kind)));
   }
 }
 

@@ -6,6 +6,7 @@
 #include "acl/aclnn_base.h"
 #include "emulator/acl_error.h"
 #include "emulator/acl_objects.h"
+#include "emulator/c_enum.h"
 
 using npu::emu::fail;
 using npu::emu::guarded;
@@ -89,9 +90,11 @@ void destroy_handle(const T* t) {
   cache.items[cache.count++] = const_cast<T*>(t);
 }
 
-npu::model::DType require_dtype(aclDataType dt) {
-  const auto d = npu::model::dtype_from_acl(dt);
-  if (!d) fail(ACLNN_ERR_PARAM_INVALID, "unsupported aclDataType " + std::to_string(static_cast<int>(dt)));
+// By reference: any int can arrive as the enum (emulator/c_enum.h).
+npu::model::DType require_dtype(const aclDataType& dt) {
+  const int value = npu::emu::c_enum_value(dt);
+  const auto d = npu::model::dtype_from_acl(value);
+  if (!d) fail(ACLNN_ERR_PARAM_INVALID, "unsupported aclDataType " + std::to_string(value));
   return *d;
 }
 

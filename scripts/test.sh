@@ -11,6 +11,17 @@ echo "== Catch2: emulator, device model, kernels"
 "$BUILD/npu_emu_tests" --order decl
 cpp=$?
 
+# The same suite built with ASan+UBSan (build-asan/, its own build; the first
+# one takes minutes): memory errors, leaks and undefined behaviour halt it.
+echo "== Catch2 under ASan+UBSan: scripts/sanitize.sh asan"
+if [ "${NPU_EMU_SKIP_SANITIZE:-0}" = 1 ]; then
+  echo "skipped: NPU_EMU_SKIP_SANITIZE=1"
+  san=0
+else
+  bash scripts/sanitize.sh asan
+  san=$?
+fi
+
 echo "== pytest: the npu backend"
 .venv/bin/python -m pytest -q -p no:cacheprovider tests/python "$@"
 py=$?
@@ -31,5 +42,5 @@ echo "== conformance: OpInfo sweep, float32, shard $SHARD"
 .venv/bin/python -m npu_emu.conformance --dtypes float32 --shard "$SHARD" -j 2 --output-dir conformance-report
 conf=$?
 
-echo "== summary: catch2 exit $cpp, pytest exit $py, real torch_npu exit $real, conformance exit $conf"
-[ $cpp -eq 0 ] && [ $py -eq 0 ] && [ $real -eq 0 ] && [ $conf -eq 0 ]
+echo "== summary: catch2 exit $cpp, asan+ubsan catch2 exit $san, pytest exit $py, real torch_npu exit $real, conformance exit $conf"
+[ $cpp -eq 0 ] && [ $san -eq 0 ] && [ $py -eq 0 ] && [ $real -eq 0 ] && [ $conf -eq 0 ]

@@ -21,6 +21,9 @@ bool dense_same_shape(const TensorView& dst, const TensorView& src) {
 
 // Same dtype, both contiguous: one memcpy, split across workers when large.
 void copy_bytes(char* d, const char* s, int64_t bytes) {
+  // Empty tensors may have no storage: memmove of null pointers is undefined
+  // even for 0 bytes (UBSan found empty loss inputs doing it).
+  if (bytes == 0) return;
   if (bytes < 4 * kContiguousChunkBytes) {
     std::memmove(d, s, bytes);
     return;

@@ -42,10 +42,14 @@ inline uint16_t float_to_half_bits(float f) {
   const uint32_t normal = (a - 0x38000000u + 0x0fffu + ((a >> 13) & 1u)) >> 13;
   // Denormal half range (a < 2^-14): shift the mantissa with its implicit bit
   // right by (126 - exponent) positions, rounding to nearest even. Shifts of
-  // 25 and more give 0 (the clamp keeps the shift defined).
+  // 25 and more give 0. The shift is computed for every input (the result is
+  // selected below), so the exponent is clamped to the denormal range first:
+  // unclamped, exponents >= 126 (normals, inf, NaN) gave shifts of 0 or
+  // "negative" ones, and `x << (shift - 1)` by 2^32-1 is undefined.
   const uint32_t exp = a >> 23;
   const uint32_t mant = (a & 0x7fffffu) | 0x800000u;
-  const uint32_t shift = exp >= 102u ? 126u - exp : 24u;  // 126-exp in [14, 24]
+  const uint32_t denormal_exp = exp < 102u ? 102u : (exp > 112u ? 112u : exp);
+  const uint32_t shift = 126u - denormal_exp;  // in [14, 24]
   const uint32_t kept = mant >> shift;
   const uint32_t rest = mant & ((1u << shift) - 1u);
   const uint32_t halfway = 1u << (shift - 1u);

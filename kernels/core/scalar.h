@@ -3,6 +3,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/core/dtype_dispatch.h"
 
@@ -35,7 +36,10 @@ class Scalar {
 inline Scalar Scalar::from_raw(const void* raw, DType dtype) {
   return visit_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T v = *static_cast<const T*>(raw);
+    // aclScalar's bytes need not be aligned for T (a caller may hand any
+    // address): copy them out rather than dereference a T*.
+    T v;
+    std::memcpy(&v, raw, sizeof v);
     if constexpr (is_complex_v<T>) {
       return Scalar(dtype, std::complex<double>(v.real(), v.imag()), 0);
     } else if constexpr (is_floating_v<T>) {

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "kernels/core/dtype_dispatch.h"
+#include "kernels/pointwise/pointwise_math.h"
 #include "kernels/reduce/widen.h"
 
 namespace npu::kernels {
@@ -65,8 +66,10 @@ template <class In>
 struct SumOp : LaneFold<SumOp<In>, In, sum_acc_t<In>> {
   using Acc = sum_acc_t<In>;
   Acc identity() const { return Acc(0); }
-  Acc step(Acc a, const In& v, int64_t) const { return a + widen<Acc>(v); }
-  Acc merge(Acc a, Acc b) const { return a + b; }
+  // Integer sums wrap in two's complement as PyTorch's do (through the
+  // unsigned type: signed overflow is undefined in C++, UBSan reports it).
+  Acc step(Acc a, const In& v, int64_t) const { return pwmath::wrap_add(a, widen<Acc>(v)); }
+  Acc merge(Acc a, Acc b) const { return pwmath::wrap_add(a, b); }
 
   // Contiguous float / half / bfloat16 runs: vector float lanes over blocks
   // of 1024 elements, each block's sum added in double. Per-lane float sums
@@ -112,8 +115,9 @@ template <class In>
 struct ProdOp : LaneFold<ProdOp<In>, In, prod_acc_t<In>> {
   using Acc = prod_acc_t<In>;
   Acc identity() const { return Acc(1); }
-  Acc step(Acc a, const In& v, int64_t) const { return a * widen<Acc>(v); }
-  Acc merge(Acc a, Acc b) const { return a * b; }
+  // Integer products wrap as sums do (SumOp).
+  Acc step(Acc a, const In& v, int64_t) const { return pwmath::wrap_mul(a, widen<Acc>(v)); }
+  Acc merge(Acc a, Acc b) const { return pwmath::wrap_mul(a, b); }
 };
 
 // The extreme value of an empty fold: +-inf for floats, the type's bounds otherwise.

@@ -114,7 +114,7 @@ class TypedScan final : public ScanKernel {
   }
   static Acc op(const Acc& a, const Acc& b) {
     if constexpr (Op == ScanOp::Prod) {
-      return a * b;
+      return pwmath::wrap_mul(a, b);  // integers wrap as PyTorch's (reduce_ops.h SumOp)
     } else if constexpr (Op == ScanOp::LogAddExp && std::is_floating_point_v<Acc>) {
       // log(e^a + e^b) = max + log1p(e^-|a - b|); equal infinities (and the
       // -inf identity) would give inf - inf = NaN there.
@@ -123,7 +123,7 @@ class TypedScan final : public ScanKernel {
       const Acc m = a < b ? b : a;
       return m + std::log1p(std::exp(-std::abs(a - b)));
     } else {
-      return a + b;  // Sum (LogAddExp is refused for non-floating dtypes before dispatch)
+      return pwmath::wrap_add(a, b);  // Sum (LogAddExp is refused for non-floating dtypes before dispatch)
     }
   }
 

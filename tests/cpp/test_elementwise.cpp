@@ -32,6 +32,18 @@ TEST_CASE("copy of a large tensor splits across workers and stays exact") {
   REQUIRE(dst[1] == 0);
 }
 
+TEST_CASE("copy of empty tensors without storage touches nothing", "[copy]") {
+  // Empty tensors may carry null data pointers; a byte copy of them passed
+  // null to memmove (undefined even for 0 bytes; UBSan, empty loss inputs).
+  for (const Shape& sizes : {Shape{0}, Shape{3, 0}, Shape{0, 4}}) {
+    const TensorView empty_f32{nullptr, DType::Float32, sizes, contiguous_strides(sizes)};
+    const TensorView empty_f32_out{nullptr, DType::Float32, sizes, contiguous_strides(sizes)};
+    const TensorView empty_i64_out{nullptr, DType::Int64, sizes, contiguous_strides(sizes)};
+    REQUIRE_NOTHROW(copy(empty_f32_out, empty_f32));  // same dtype: the byte copy
+    REQUIRE_NOTHROW(copy(empty_i64_out, empty_f32));  // a conversion
+  }
+}
+
 TEST_CASE("add broadcasts and applies alpha") {
   std::vector<double> a{1, 2, 3}, b{10, 20}, out(6);
   add(view_of(out, DType::Float64, {2, 3}), view_of(a, DType::Float64, {1, 3}), view_of(b, DType::Float64, {2, 1}),

@@ -192,6 +192,36 @@ TEST_CASE("sum over any dims with keepdim matches a loop reference, contiguous o
   }
 }
 
+TEST_CASE("int64 sums, products and their scans wrap around on overflow as PyTorch's", "[reduce]") {
+  // Two's complement wrap-around, the expected values computed in uint64.
+  // UBSan found the kernels overflowing int64 (undefined in C++) on the
+  // pytest suite's integer products.
+  constexpr int64_t n = 20;
+  Host<int64_t> thousands({n}, std::vector<double>(n, 1000.0), DType::Int64);
+  uint64_t product = 1;
+  std::vector<int64_t> want_cumprod;
+  for (int64_t i = 0; i < n; ++i) {
+    product *= 1000u;
+    want_cumprod.push_back(static_cast<int64_t>(product));
+  }
+  Host<int64_t> prod({}, DType::Int64);
+  reduce_prod(prod.view(), thousands.view(), dim_mask({}, 1));
+  REQUIRE(prod.storage[0] == want_cumprod.back());
+  Host<int64_t> cum({n}, DType::Int64);
+  cumprod(cum.view(), thousands.view(), 0);
+  REQUIRE(cum.storage == want_cumprod);
+
+  const double big = 0x1p62;
+  const auto three_bigs = static_cast<int64_t>(3 * (uint64_t{1} << 62));
+  Host<int64_t> bigs({3}, {big, big, big}, DType::Int64);
+  Host<int64_t> sum({}, DType::Int64);
+  reduce_sum(sum.view(), bigs.view(), dim_mask({}, 1));
+  REQUIRE(sum.storage[0] == three_bigs);
+  Host<int64_t> cumulative({3}, DType::Int64);
+  cumsum(cumulative.view(), bigs.view(), 0);
+  REQUIRE(cumulative.storage[2] == three_bigs);
+}
+
 TEST_CASE("integer and bool sums accumulate into int64 when asked", "[reduce]") {
   const Shape shape{2, 3};
   Host<int32_t> in(shape, {2147483647, 1, 2, -5, 7, 9}, DType::Int32);

@@ -122,7 +122,23 @@ TEST_CASE("copies to or from memory of the wrong kind are rejected", "[runtime]"
   }
   SECTION("an unknown copy kind") {
     REQUIRE(aclrtMemcpy(d.get(), 64, host.data(), 64, static_cast<aclrtMemcpyKind>(9)) == ACL_ERROR_INVALID_PARAM);
-    REQUIRE(contains(recent_error(), "aclrtMemcpyKind 9"));
+    const std::string message = recent_error();
+    REQUIRE(contains(message, "aclrtMemcpyKind 9"));
+    REQUIRE(contains(message, "ACL_MEMCPY_DEVICE_TO_DEVICE (3)"));  // names the allowed kinds
+  }
+  SECTION("an unknown copy kind is rejected for every copy call and size") {
+    // Also an empty copy: the kind is checked before the size. Negative and
+    // large values are what a C caller can pass (UBSan found the old code
+    // loading them as the enum type).
+    for (const int bad : {-1, 4, 9, 1 << 20}) {
+      const auto kind = static_cast<aclrtMemcpyKind>(bad);
+      REQUIRE(aclrtMemcpy(d.get(), 64, host.data(), 0, kind) == ACL_ERROR_INVALID_PARAM);
+      REQUIRE(contains(recent_error(), "aclrtMemcpyKind " + std::to_string(bad)));
+      acl_test::StreamHandle s;
+      REQUIRE(aclrtMemcpyAsync(d.get(), 64, host.data(), 64, kind, s.get()) == ACL_ERROR_INVALID_PARAM);
+      REQUIRE(contains(recent_error(), "aclrtMemcpyKind " + std::to_string(bad)));
+      REQUIRE(aclrtSynchronizeStream(s.get()) == ACL_SUCCESS);  // nothing was queued
+    }
   }
   SECTION("async copy into host memory is rejected at launch") {
     acl_test::StreamHandle s;

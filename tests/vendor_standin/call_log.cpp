@@ -4,11 +4,15 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <climits>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 
 namespace npu::standin {
@@ -17,14 +21,16 @@ namespace {
 
 // The open log file. The descriptor is kept open between calls (reopened
 // when NPU_STANDIN_LOG names another file) because ops are logged at kernel
-// launch rate.
+// launch rate. It holds no heap memory (the path is a fixed buffer): the
+// object is never destroyed (see log_file()), and a heap block would be lost
+// each time the library is unloaded (LeakSanitizer found one per dlclose).
 class LogFile {
  public:
   void append(const std::string& line) {
     const char* path = std::getenv("NPU_STANDIN_LOG");
     if (path == nullptr || *path == '\0') return;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (path_ != path) reopen(path);
+    if (std::strcmp(path_.data(), path) != 0) reopen(path);
     if (fd_ < 0) return;
     // flock serializes with the other stand-in libraries and processes,
     // which have descriptors of their own on the same file.
@@ -34,10 +40,26 @@ class LogFile {
     flock(fd_, LOCK_UN);
   }
 
+  // When the library is unloaded or the process exits. A later call (from
+  // another library's static destructor) opens the file again.
+  void close_file() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    path_[0] = '\0';
+  }
+
  private:
   void reopen(const char* path) {
     if (fd_ >= 0) close(fd_);
-    path_ = path;
+    // A path too long for the buffer is opened on every call (open() refuses
+    // paths that long anyway).
+    const std::size_t length = std::strlen(path);
+    if (length < path_.size()) {
+      std::memcpy(path_.data(), path, length + 1);
+    } else {
+      path_[0] = '\0';
+    }
     fd_ = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd_ < 0) std::fprintf(stderr, "npu-emu vendor stand-in: cannot open NPU_STANDIN_LOG=%s for appending\n", path);
   }
@@ -55,16 +77,23 @@ class LogFile {
   }
 
   std::mutex mutex_;
-  std::string path_;
+  std::array<char, PATH_MAX> path_{};
   int fd_ = -1;
 };
 
 LogFile& log_file() {
   // Never destroyed: ACL calls can come from other libraries' static
-  // destructors at exit, after this library's statics would be gone.
-  static LogFile* const file = new LogFile;
+  // destructors at exit, after this library's statics would be gone. Built
+  // in this library's static storage rather than on the heap, so unloading
+  // the library loses nothing.
+  alignas(LogFile) static unsigned char storage[sizeof(LogFile)];
+  static LogFile* const file = new (storage) LogFile;
   return *file;
 }
+
+// Runs at dlclose and at exit: the descriptor is not left open behind an
+// unloaded library.
+__attribute__((destructor)) void close_log_file() { log_file().close_file(); }
 
 }  // namespace
 
