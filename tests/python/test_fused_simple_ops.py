@@ -418,3 +418,10 @@ def test_npu_bmm_v2_backward_ops_reduce_broadcast_batches(native_only) -> None:
     torch.testing.assert_close(d1.cpu(), ac.grad)
     torch.testing.assert_close(d2.cpu(), bc.grad)
     torch.testing.assert_close(an.grad.cpu(), ac.grad)
+
+
+def test_npu_dtype_cast_input_dtype_must_be_the_inputs_own() -> None:
+    x = sample((4,), torch.float32).to("npu")
+    assert torch.equal(torch_npu.npu_dtype_cast(x, torch.float16, input_dtype=torch.float32).cpu(), x.cpu().half())
+    with pytest.raises(NotImplementedError, match="input_dtype"):
+        torch_npu.npu_dtype_cast(x, torch.float16, input_dtype=torch.int16)
