@@ -68,7 +68,10 @@ at::Tensor format_cast(const at::Tensor& t, model::Format format, std::optional<
               " tensor of shape ", shape_text(t.sizes()), "; move it with .npu() first");
   model::Format target = resolve_with_warning(format, t.sizes());
   if (customize_dtype && model::base_format(target) == model::Format::ND && model::is_private_format(target)) {
-    const auto c0 = model::format_c0(model::Format::FRACTAL_NZ, to_model_dtype(*customize_dtype));
+    // CANN's block for an explicit customize_dtype is 32 bytes of it (C0 = 8
+    // for int32/float32), not torch_npu's default rule, which gives 4-byte
+    // dtypes float16's C0 = 16 (FORMATS.md "C0 by dtype").
+    const auto c0 = int64_t{32} / static_cast<int64_t>(c10::elementSize(*customize_dtype));
     target = model_call([&] { return model::nz_format_for_c0(to_model_dtype(t.scalar_type()), c0); });
   }
   model_call([&] {

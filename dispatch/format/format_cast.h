@@ -21,7 +21,7 @@ model::Format format_from_user_id(int64_t acl_format);
 at::Tensor empty_with_format(at::IntArrayRef sizes, at::ScalarType dtype, c10::Device device, model::Format format);
 
 // `t`'s values in `format` (a new tensor; `t` itself when already in it).
-// `customize_dtype` picks the dtype whose C0 an NZ layout uses.
+// `customize_dtype` picks an NZ layout of 32-byte blocks of that dtype (CANN's C0).
 at::Tensor format_cast(const at::Tensor& t, model::Format format,
                        std::optional<at::ScalarType> customize_dtype = std::nullopt);
 

@@ -1,6 +1,8 @@
 // torch_npu's format operators under the `npu` namespace (torch.ops.npu.*):
-// npu_format_cast (+ in-place and Tensor forms), get_npu_format,
-// get_storage_size, empty_with_format, unsafe_empty_with_format.
+// npu_format_cast (+ in-place and Tensor forms, and torch_npu's private
+// _npu_format_cast overloads), get_npu_format, get_storage_size,
+// empty_with_format, unsafe_empty_with_format. Schemas as the torch_npu 2.13
+// wheel registers them (argument names included).
 #include <ATen/native/Resize.h>
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
@@ -8,6 +10,7 @@
 #include "dispatch/format/format_cast.h"
 #include "dispatch/format/format_config.h"
 #include "dispatch/format/storage_format.h"
+#include "dispatch/ops/acl_args.h"
 #include "dispatch/runtime/npu_device.h"
 
 namespace npu {
@@ -25,10 +28,37 @@ int64_t get_storage_size(const at::Tensor& self) {
   return storage_desc(self).storage_numel();
 }
 
+// torch_npu numbers dtypes two ways in customize_dtype/input_dtype: a
+// PyTorch ScalarType code, or one of its own (an aclDataType + 256, e.g.
+// torch_npu.int4). Only those with a PyTorch dtype exist on npu-emu.
+constexpr int64_t kTorchNpuDtypeOffset = 256;
+
+at::ScalarType dtype_from_torch_npu_code(const char* arg, int64_t code) {
+  if (code >= 0 && code < static_cast<int64_t>(at::ScalarType::NumOptions)) return static_cast<at::ScalarType>(code);
+  if (code >= kTorchNpuDtypeOffset) {
+    for (const at::ScalarType t : {at::kBool, at::kByte, at::kChar, at::kShort, at::kInt, at::kLong, at::kHalf,
+                                   at::kBFloat16, at::kFloat, at::kDouble, at::kComplexFloat, at::kComplexDouble,
+                                   at::kUInt16, at::kUInt32, at::kUInt64}) {
+      if (static_cast<int64_t>(ops::to_acl_dtype(t)) == code - kTorchNpuDtypeOffset) return t;
+    }
+    TORCH_CHECK_NOT_IMPLEMENTED(false, "npu_format_cast: ", arg, " ", code, " (torch_npu's aclDataType ",
+                                code - kTorchNpuDtypeOffset, ", a dtype PyTorch lacks) is not emulated; use a "
+                                "torch.dtype such as torch.int8 or torch.float16");
+  }
+  TORCH_CHECK(false, "npu_format_cast: ", arg, " must be a torch.dtype, its ScalarType code or a torch_npu dtype "
+              "code (>= 256), got ", code);
+}
+
 at::Tensor format_cast_kernel(const at::Tensor& self, int64_t acl_format, std::optional<int64_t> customize_dtype,
                               std::optional<int64_t> input_dtype) {
   std::optional<at::ScalarType> custom;
-  if (customize_dtype) custom = static_cast<at::ScalarType>(*customize_dtype);
+  if (customize_dtype) custom = dtype_from_torch_npu_code("customize_dtype", *customize_dtype);
+  // input_dtype says what self's bits hold when torch_npu stores a dtype
+  // PyTorch lacks in another one; npu-emu has none of those.
+  TORCH_CHECK_NOT_IMPLEMENTED(!input_dtype || dtype_from_torch_npu_code("input_dtype", *input_dtype) ==
+                                                  self.scalar_type(),
+                              "npu_format_cast: input_dtype differs from the input's dtype ", self.scalar_type(),
+                              " (torch_npu's reinterpreted custom dtypes are not emulated); leave it None");
   const FormatReason reason("npu_format_cast", "an explicit npu_format_cast always gives the requested format");
   return format_cast(self, format_from_user_id(acl_format), custom);
 }
@@ -54,21 +84,60 @@ at::Tensor format_cast_autograd(const at::Tensor& self, int64_t acl_format, std:
   return FormatCastFunction::apply(self, acl_format, customize_dtype, input_dtype);
 }
 
-at::Tensor format_cast_like(const at::Tensor& self, const at::Tensor& dst) {
-  // Through the dispatcher, so autograd sees the cast.
+// npu_format_cast through the dispatcher, so autograd sees the cast.
+at::Tensor call_format_cast(const at::Tensor& self, int64_t acl_format, std::optional<int64_t> customize_dtype,
+                            std::optional<int64_t> input_dtype) {
   static const auto op = c10::Dispatcher::singleton()
                              .findSchemaOrThrow("npu::npu_format_cast", "")
                              .typed<at::Tensor(const at::Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>)>();
-  return op.call(self, get_npu_format(dst), std::nullopt, std::nullopt);
+  return op.call(self, acl_format, customize_dtype, input_dtype);
 }
 
-at::Tensor& format_cast_inplace(at::Tensor& self, int64_t acl_format) {
+at::Tensor format_cast_like(const at::Tensor& self, const at::Tensor& dst, std::optional<int64_t> customize_dtype,
+                            std::optional<int64_t> input_dtype) {
+  return call_format_cast(self, get_npu_format(dst), customize_dtype, input_dtype);
+}
+
+// torch_npu's private overloads (what its npu_format_cast calls), the same cast.
+at::Tensor private_format_cast(const at::Tensor& self, int64_t acl_format) {
+  return call_format_cast(self, acl_format, std::nullopt, std::nullopt);
+}
+
+at::Tensor private_format_cast_custom(const at::Tensor& self, int64_t acl_format, int64_t customize_dtype) {
+  return call_format_cast(self, acl_format, customize_dtype, std::nullopt);
+}
+
+at::Tensor private_format_cast_input_dtype(const at::Tensor& self, int64_t acl_format, int64_t customize_dtype,
+                                           int64_t input_dtype) {
+  return call_format_cast(self, acl_format, customize_dtype, input_dtype);
+}
+
+// The in-place cast re-lays self's storage in place: a C0 other than that of
+// self's own dtype would need a storage of another size, which only the
+// out-of-place cast makes.
+void refuse_inplace_dtype_args(const at::Tensor& self, std::optional<int64_t> customize_dtype,
+                               std::optional<int64_t> input_dtype) {
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      !customize_dtype || dtype_from_torch_npu_code("customize_dtype", *customize_dtype) == self.scalar_type(),
+      "npu_format_cast_: customize_dtype other than the tensor's own dtype is not emulated in place; use "
+      "t = torch_npu.npu_format_cast(t, acl_format, customize_dtype=...)");
+  TORCH_CHECK_NOT_IMPLEMENTED(!input_dtype || dtype_from_torch_npu_code("input_dtype", *input_dtype) ==
+                                                  self.scalar_type(),
+                              "npu_format_cast_: input_dtype differs from the tensor's dtype ", self.scalar_type(),
+                              " (torch_npu's reinterpreted custom dtypes are not emulated); leave it None");
+}
+
+at::Tensor& format_cast_inplace(at::Tensor& self, int64_t acl_format, std::optional<int64_t> customize_dtype,
+                                std::optional<int64_t> input_dtype) {
+  refuse_inplace_dtype_args(self, customize_dtype, input_dtype);
   const FormatReason reason("npu_format_cast_", "an explicit in-place npu_format_cast_ re-lays the whole storage");
   format_cast_(self, format_from_user_id(acl_format));
   return self;
 }
 
-at::Tensor& format_cast_inplace_like(at::Tensor& self, const at::Tensor& src) {
+at::Tensor& format_cast_inplace_like(at::Tensor& self, const at::Tensor& src, std::optional<int64_t> customize_dtype,
+                                     std::optional<int64_t> input_dtype) {
+  refuse_inplace_dtype_args(self, customize_dtype, input_dtype);
   const FormatReason reason("npu_format_cast_", "an explicit in-place npu_format_cast_ re-lays the whole storage");
   format_cast_(self, storage_desc(src).npu_format);
   return self;
@@ -113,10 +182,16 @@ at::Tensor unsafe_empty_with_format_op(at::IntArrayRef size, std::optional<at::S
 }  // namespace
 
 TORCH_LIBRARY(npu, m) {
-  m.def("npu_format_cast(Tensor self, int acl_format, *, int? customize_dtype=None, int? input_dtype=None) -> Tensor");
-  m.def("npu_format_cast.Tensor(Tensor self, Tensor dst) -> Tensor");
-  m.def("npu_format_cast_.acl_format(Tensor(a!) self, int acl_format) -> Tensor(a!)");
-  m.def("npu_format_cast_(Tensor(a!) self, Tensor src) -> Tensor(a!)");
+  m.def("npu_format_cast(Tensor input, int acl_format, *, int? customize_dtype=None, int? input_dtype=None) -> Tensor");
+  m.def("npu_format_cast.Tensor(Tensor input, Tensor dst, *, int? customize_dtype=None, int? input_dtype=None) -> "
+        "Tensor");
+  m.def("npu_format_cast_.acl_format(Tensor(a!) input, int acl_format, *, int? customize_dtype=None, "
+        "int? input_dtype=None) -> Tensor(a!)");
+  m.def("npu_format_cast_(Tensor(a!) input, Tensor src, *, int? customize_dtype=None, int? input_dtype=None) -> "
+        "Tensor(a!)");
+  m.def("_npu_format_cast(Tensor input, int acl_format) -> Tensor");
+  m.def("_npu_format_cast.aclnn(Tensor input, int acl_format, int customize_dtype) -> Tensor");
+  m.def("_npu_format_cast.input_dtype(Tensor input, int acl_format, int customize_dtype, int input_dtype) -> Tensor");
   m.def("get_npu_format(Tensor self) -> int");
   m.def("get_storage_size(Tensor self) -> int");
   m.def("empty_with_format(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
@@ -142,7 +217,12 @@ TORCH_LIBRARY_IMPL(npu, CPU, m) {
 
 TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) { m.impl("npu_format_cast", TORCH_FN(format_cast_autograd)); }
 
-TORCH_LIBRARY_IMPL(npu, CompositeImplicitAutograd, m) { m.impl("npu_format_cast.Tensor", TORCH_FN(format_cast_like)); }
+TORCH_LIBRARY_IMPL(npu, CompositeImplicitAutograd, m) {
+  m.impl("npu_format_cast.Tensor", TORCH_FN(format_cast_like));
+  m.impl("_npu_format_cast", TORCH_FN(private_format_cast));
+  m.impl("_npu_format_cast.aclnn", TORCH_FN(private_format_cast_custom));
+  m.impl("_npu_format_cast.input_dtype", TORCH_FN(private_format_cast_input_dtype));
+}
 
 TORCH_LIBRARY_IMPL(npu, CompositeExplicitAutograd, m) {
   m.impl("empty_with_format", TORCH_FN(empty_with_format_op));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <ATen/ATen.h>
+#include <ATen/ExpandUtils.h>
 #include <ATen/native/Resize.h>
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
@@ -118,7 +119,17 @@ at::ScalarType dtype_from_code(const char* op, int64_t code) {
   return static_cast<at::ScalarType>(code);
 }
 
-at::Tensor npu_dtype_cast(const at::Tensor& self, int64_t dtype, std::optional<int64_t> /*input_dtype*/) {
+// input_dtype names what self's bits hold when torch_npu stores a dtype
+// PyTorch lacks (hifloat8, int4...) in another one: npu-emu has no such
+// dtypes, so it may only repeat self's own dtype.
+void check_input_dtype(const char* op, const at::Tensor& self, std::optional<int64_t> input_dtype) {
+  TORCH_CHECK_NOT_IMPLEMENTED(!input_dtype || *input_dtype == static_cast<int64_t>(self.scalar_type()), op,
+                              ": input_dtype ", input_dtype.value_or(-1), " differs from the input's dtype ",
+                              self.scalar_type(), " (torch_npu's custom dtypes are not emulated); leave it None");
+}
+
+at::Tensor npu_dtype_cast(const at::Tensor& self, int64_t dtype, std::optional<int64_t> input_dtype) {
+  check_input_dtype("npu_dtype_cast", self, input_dtype);
   return self.to(dtype_from_code("npu_dtype_cast", dtype));
 }
 
@@ -332,6 +343,23 @@ at::Tensor npu_bmm_v2(const at::Tensor& self, const at::Tensor& mat2, at::IntArr
   return out;
 }
 
+// npu_bmmV2's gradients (torch_npu's names): the product's gradient with
+// respect to one operand, summed over the batch dimensions it was broadcast
+// in, back to that operand's `size`.
+at::Tensor npu_bmm_v2_mat1_backward(const at::Tensor& grad, const at::Tensor& /*mat1*/, const at::Tensor& mat2,
+                                    c10::SymIntArrayRef size) {
+  const at::Tensor m2 = mat2.dim() == 1 ? mat2.unsqueeze(0) : mat2.transpose(-1, -2);
+  const at::Tensor g = mat2.dim() == 1 ? grad.unsqueeze(-1) : grad;
+  return at::sum_to(at::matmul(g, m2), size);
+}
+
+at::Tensor npu_bmm_v2_mat2_backward(const at::Tensor& grad, const at::Tensor& mat1, const at::Tensor& /*mat2*/,
+                                    c10::SymIntArrayRef size) {
+  const at::Tensor m1 = mat1.dim() == 1 ? mat1.unsqueeze(-1) : mat1.transpose(-1, -2);
+  const at::Tensor g = mat1.dim() == 1 ? grad.unsqueeze(-2) : grad;
+  return at::sum_to(at::matmul(m1, g), size);
+}
+
 // ---- softmax cross entropy -----------------------------------------------------
 
 void check_softmax_ce(const char* op, const at::Tensor& self, const at::Tensor& labels) {
@@ -355,47 +383,49 @@ at::Tensor npu_softmax_cross_entropy_with_logits_backward(const at::Tensor& grad
 }  // namespace
 
 TORCH_LIBRARY_FRAGMENT(npu, m) {
-  m.def("npu_fast_gelu(Tensor self) -> Tensor");
-  m.def("npu_fast_gelu_backward(Tensor grad, Tensor self) -> Tensor");
-  m.def("fast_gelu(Tensor self) -> Tensor");
-  m.def("npu_gelu(Tensor self, *, str approximate='none') -> Tensor");
-  m.def("npu_gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor");
-  m.def("npu_silu(Tensor self) -> Tensor");
-  m.def("npu_silu_(Tensor(a!) self) -> Tensor(a!)");
+  m.def("npu_fast_gelu(Tensor input) -> Tensor");
+  m.def("npu_fast_gelu_backward(Tensor grad, Tensor input) -> Tensor");
+  m.def("fast_gelu(Tensor input) -> Tensor");
+  m.def("npu_gelu(Tensor input, *, str approximate='none') -> Tensor");
+  m.def("npu_gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none') -> Tensor");
+  m.def("npu_silu(Tensor input) -> Tensor");
+  m.def("npu_silu_(Tensor(a!) input) -> Tensor(a!)");
   m.def("npu_silu_backward(Tensor grad_output, Tensor x0, Tensor x1) -> Tensor");
-  m.def("npu_mish(Tensor self) -> Tensor");
+  m.def("npu_mish(Tensor input) -> Tensor");
   m.def("npu_mish_backward(Tensor grad, Tensor input) -> Tensor");
-  m.def("npu_dtype_cast(Tensor self, int dtype, int? input_dtype=None) -> Tensor");
-  m.def("_npu_dtype_cast(Tensor self, ScalarType dtype) -> Tensor");
-  m.def("npu_dtype_cast_(Tensor(a!) self, Tensor src) -> Tensor(a!)");
+  m.def("npu_dtype_cast(Tensor input, int dtype, int? input_dtype=None) -> Tensor");
+  m.def("_npu_dtype_cast(Tensor input, ScalarType dtype) -> Tensor");
+  m.def("npu_dtype_cast_(Tensor(a!) input, Tensor src) -> Tensor(a!)");
   m.def("npu_dtype_cast_backward(Tensor grad, ScalarType dtype, int? grad_dtype=None, int? input_dtype=None) "
         "-> Tensor");
   m.def("_npu_dtype_cast_backward(Tensor grad, ScalarType dtype) -> Tensor");
-  m.def("npu_confusion_transpose(Tensor self, int[] perm, int[] shape, bool transpose_first) -> Tensor");
+  m.def("npu_confusion_transpose(Tensor input, int[] perm, int[] shape, bool transpose_first) -> Tensor");
   m.def("npu_confusion_transpose_backward(Tensor grad, int[] perm, SymInt[] shape, bool transpose_first) -> Tensor");
   m.def("npu_linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor");
   m.def("npu_linear_backward(Tensor grad, Tensor input, Tensor weight) -> (Tensor, Tensor)");
-  m.def("npu_bmmV2(Tensor self, Tensor mat2, int[] output_sizes) -> Tensor");
-  m.def("npu_transpose(Tensor self, int[] perm, bool require_contiguous=True) -> Tensor");
-  m.def("npu_transpose.out(Tensor self, int[] perm, bool require_contiguous=True, *, Tensor(a!) out) -> Tensor(a!)");
-  m.def("npu_broadcast(Tensor self, int[] size) -> Tensor");
-  m.def("npu_broadcast.out(Tensor self, int[] size, *, Tensor(a!) out) -> Tensor(a!)");
-  m.def("npu_slice(Tensor self, int[] offsets, int[] size) -> Tensor");
-  m.def("npu_slice.out(Tensor self, int[] offsets, int[] size, *, Tensor(a!) out) -> Tensor(a!)");
-  m.def("npu_indexing(Tensor self, int[] begin, int[] end, int[] strides, int begin_mask=0, int end_mask=0, "
+  m.def("npu_bmmV2(Tensor input, Tensor mat2, int[] output_sizes) -> Tensor");
+  m.def("npu_bmm_v2_mat1_backward(Tensor grad, Tensor mat1, Tensor mat2, SymInt[] size) -> Tensor");
+  m.def("npu_bmm_v2_mat2_backward(Tensor grad, Tensor mat1, Tensor mat2, SymInt[] size) -> Tensor");
+  m.def("npu_transpose(Tensor input, int[] perm, bool require_contiguous=True) -> Tensor");
+  m.def("npu_transpose.out(Tensor input, int[] perm, bool require_contiguous=True, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("npu_broadcast(Tensor input, int[] size) -> Tensor");
+  m.def("npu_broadcast.out(Tensor input, int[] size, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("npu_slice(Tensor input, int[] offsets, int[] size) -> Tensor");
+  m.def("npu_slice.out(Tensor input, int[] offsets, int[] size, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("npu_indexing(Tensor input, int[] begin, int[] end, int[] strides, int begin_mask=0, int end_mask=0, "
         "int ellipsis_mask=0, int new_axis_mask=0, int shrink_axis_mask=0) -> Tensor");
-  m.def("npu_indexing.out(Tensor self, int[] begin, int[] end, int[] strides, int begin_mask=0, int end_mask=0, "
+  m.def("npu_indexing.out(Tensor input, int[] begin, int[] end, int[] strides, int begin_mask=0, int end_mask=0, "
         "int ellipsis_mask=0, int new_axis_mask=0, int shrink_axis_mask=0, *, Tensor(a!) out) -> Tensor(a!)");
-  m.def("npu_one_hot(Tensor self, int num_classes=-1, int depth=1, Scalar on_value=1, Scalar off_value=0) -> Tensor");
+  m.def("npu_one_hot(Tensor input, int num_classes=-1, int depth=1, Scalar on_value=1, Scalar off_value=0) -> Tensor");
   m.def("npu_pad(Tensor input, int[] paddings) -> Tensor");
-  m.def("npu_max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("npu_max.dim(Tensor input, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
   m.def("npu_max_backward(Tensor grad, int dim, Tensor indices, SymInt[] sizes, bool keepdim) -> Tensor");
-  m.def("npu_min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("npu_min.dim(Tensor input, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
   m.def("npu_min_backward(Tensor grad, int dim, Tensor indices, SymInt[] sizes, bool keepdim) -> Tensor");
   m.def("npu_layer_norm_eval(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
         "float eps=1e-05) -> Tensor");
-  m.def("npu_softmax_cross_entropy_with_logits(Tensor self, Tensor labels) -> Tensor");
-  m.def("npu_softmax_cross_entropy_with_logits_backward(Tensor grad, Tensor self, Tensor labels) -> Tensor");
+  m.def("npu_softmax_cross_entropy_with_logits(Tensor input, Tensor labels) -> Tensor");
+  m.def("npu_softmax_cross_entropy_with_logits_backward(Tensor grad, Tensor input, Tensor labels) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(npu, PrivateUse1, m) {
@@ -424,6 +454,8 @@ TORCH_LIBRARY_IMPL(npu, CompositeImplicitAutograd, m) {
   m.impl("npu_linear", TORCH_FN(npu_linear));
   m.impl("npu_linear_backward", TORCH_FN(npu_linear_backward));
   m.impl("npu_bmmV2", TORCH_FN(npu_bmm_v2));
+  m.impl("npu_bmm_v2_mat1_backward", TORCH_FN(npu_bmm_v2_mat1_backward));
+  m.impl("npu_bmm_v2_mat2_backward", TORCH_FN(npu_bmm_v2_mat2_backward));
   m.impl("npu_transpose", TORCH_FN(npu_transpose));
   m.impl("npu_transpose.out", TORCH_FN(npu_transpose_out));
   m.impl("npu_broadcast", TORCH_FN(npu_broadcast));

@@ -1,8 +1,11 @@
 // CANN's aclnnFlashAttentionScore and aclnnFlashAttentionScoreGrad on the
 // fused attention kernels (kernels/attention/attention.h), which compute in
 // the BNSD layout on strided views: every other layout is viewed as BNSD
-// without a copy. What the kernels cannot express (a positional shift,
-// dropout inside the op, the TND and prefix modes) is refused by name.
+// without a copy. The positional shift (pse), the masks of sparseMode 0-4
+// and the attention mask become one float additive bias built when the task
+// runs; dropout reads the bit-packed dropMask aclnnDropoutGenMask made. What
+// the kernels cannot express (the TND layout, prefix modes 5/6, the varlen
+// modes 7/8) is refused by name.
 //
 // softmaxMaxOut / softmaxSumOut ([B, N, S1, 8] float32, CANN's 8 equal lanes
 // per row): npu-emu stores each row's log-sum-exp as its max and 1 as its
@@ -13,6 +16,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +25,7 @@
 #include "emulator/op_args.h"
 #include "emulator/ops/attention.h"
 #include "kernels/attention/attention.h"
+#include "kernels/core/dtype_dispatch.h"
 
 namespace npu::emu {
 
@@ -89,35 +94,18 @@ int64_t kv_heads(const TensorView& kv, const TensorView& query, Layout layout, i
   return kv.sizes[2] / d;
 }
 
-// Writes 0 or -inf in `dtype` (a floating dtype the kernels take).
-void put_bias(std::byte* at, model::DType dtype, bool masked) {
-  switch (dtype) {
-    case model::DType::Float32: {
-      const float v = masked ? -std::numeric_limits<float>::infinity() : 0.0f;
-      std::memcpy(at, &v, sizeof v);
-      return;
-    }
-    case model::DType::Float16:
-    case model::DType::BFloat16: {
-      const uint16_t v = !masked ? 0 : dtype == model::DType::Float16 ? 0xFC00 : 0xFF80;
-      std::memcpy(at, &v, sizeof v);
-      return;
-    }
-    default:
-      throw kn::KernelError("flash attention: unsupported dtype " + std::string(model::dtype_name(dtype)));
-  }
-}
-
-// The masking a call asks for, turned into the kernels' terms: top-left
-// causal, or an additive bias (0 / -inf) of the query's dtype built when the
-// task runs (the mask is device data).
+// The masking and shift a call asks for, turned into the kernels' terms:
+// top-left causal, or an additive float bias (scale * pse, -inf where
+// masked) built when the task runs (mask and pse are device data).
 struct Masking {
   bool causal = false;
   std::optional<TensorView> mask;  // attenMask broadcast to [B, N, S1, S2]; nonzero = masked out
-  bool band = false;               // sparseMode 0/1's preTokens/nextTokens band, or right-down causal
-  int64_t pre = 0, next = 0;       // keep j with i - pre <= j <= i + next
+  bool band = false;               // keep j with i - pre <= j <= i + next
+  int64_t pre = 0, next = 0;
+  std::optional<TensorView> pse;   // realShift broadcast to [B, N, S1, S2]
+  double pse_scale = 1.0;          // CANN adds pse before the scale: the bias is scale * pse
 
-  bool any() const { return mask.has_value() || band; }
+  bool any() const { return mask.has_value() || band || pse.has_value(); }
 };
 
 Masking masking(const aclTensor* attenMaskOptional, int64_t sparseMode, int64_t preTokens, int64_t nextTokens,
@@ -138,6 +126,13 @@ Masking masking(const aclTensor* attenMaskOptional, int64_t sparseMode, int64_t 
            std::string("attenMaskOptional must broadcast to [B, N, S1, S2] with sparseMode 0 or 1: ") + e.what());
     }
   };
+  // The band of sparseMode 3/4 is anchored at the bottom-right corner: row i
+  // of the query sits at key position i + (S2 - S1).
+  const auto bottom_right_band = [&](int64_t pre, int64_t next) {
+    m.band = true;
+    m.pre = pre - (s2 - s1);
+    m.next = next + (s2 - s1);
+  };
   switch (sparseMode) {
     case 0:  // defaultMask: the given mask and, with it, the preTokens/nextTokens band
       given_mask();
@@ -157,41 +152,54 @@ Masking masking(const aclTensor* attenMaskOptional, int64_t sparseMode, int64_t 
       if (s1 == s2) {
         m.causal = true;
       } else {
-        m.band = true;
-        m.pre = std::numeric_limits<int64_t>::max() / 2;
-        m.next = s2 - s1;
+        bottom_right_band(std::numeric_limits<int64_t>::max() / 4, 0);
       }
+      return m;
+    case 4:  // band: preTokens/nextTokens from the bottom-right corner (compressed triangle implied)
+      bottom_right_band(preTokens, nextTokens);
       return m;
     default:
       fail(ACLNN_ERR_PARAM_INVALID, "sparseMode " + std::to_string(sparseMode) +
-                                        " is not emulated: use 0 (defaultMask), 1 (allMask), 2 (leftUpCausal) "
-                                        "or 3 (rightDownCausal)");
+                                        " is not emulated: use 0 (defaultMask), 1 (allMask), 2 (leftUpCausal), "
+                                        "3 (rightDownCausal) or 4 (band); 5/6 (prefix) and 7/8 (varlen) are not");
   }
 }
 
-// The bias buffer for `m` over [B, N, S1, S2] in `dtype`, filled when called.
-TensorView build_bias(const Masking& m, const Shape& scores, model::DType dtype, std::vector<std::byte>& storage) {
-  const std::size_t item = model::itemsize(dtype);
+bool masked_at(const Masking& m, int64_t b, int64_t n, int64_t i, int64_t j) {
+  if (m.band && (j > i + m.next || j < i - m.pre)) return true;
+  if (!m.mask) return false;
+  const TensorView& t = *m.mask;
+  return t.ptr<const uint8_t>()[b * t.strides[0] + n * t.strides[1] + i * t.strides[2] + j * t.strides[3]] != 0;
+}
+
+// The float bias for `m` over [B, N, S1, S2], filled when called: float, so
+// a float16/bfloat16 pse is scaled without a second rounding.
+TensorView build_bias(const Masking& m, const Shape& scores, std::vector<float>& storage) {
   const int64_t count = scores[0] * scores[1] * scores[2] * scores[3];
-  storage.assign(static_cast<std::size_t>(count) * item, std::byte{0});
-  const Shape strides = kn::contiguous_strides(scores);
-  int64_t e = 0;
-  for (int64_t b = 0; b < scores[0]; ++b) {
-    for (int64_t n = 0; n < scores[1]; ++n) {
-      for (int64_t i = 0; i < scores[2]; ++i) {
-        for (int64_t j = 0; j < scores[3]; ++j, ++e) {
-          bool masked = m.band && (j > i + m.next || j < i - m.pre);
-          if (m.mask && !masked) {
-            const TensorView& t = *m.mask;
-            masked = t.ptr<const uint8_t>()[b * t.strides[0] + n * t.strides[1] + i * t.strides[2] +
-                                            j * t.strides[3]] != 0;
+  storage.assign(static_cast<std::size_t>(count), 0.0f);
+  const auto fill = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::size_t e = 0;
+    for (int64_t b = 0; b < scores[0]; ++b) {
+      for (int64_t n = 0; n < scores[1]; ++n) {
+        for (int64_t i = 0; i < scores[2]; ++i) {
+          for (int64_t j = 0; j < scores[3]; ++j, ++e) {
+            if (masked_at(m, b, n, i, j)) {
+              storage[e] = -std::numeric_limits<float>::infinity();
+            } else if constexpr (kn::is_floating_v<T>) {
+              if (m.pse) {
+                const TensorView& t = *m.pse;
+                const T v = t.ptr<const T>()[b * t.strides[0] + n * t.strides[1] + i * t.strides[2] + j * t.strides[3]];
+                storage[e] = static_cast<float>(m.pse_scale * static_cast<double>(kn::convert<float>(v)));
+              }
+            }
           }
-          put_bias(storage.data() + static_cast<std::size_t>(e) * item, dtype, masked);
         }
       }
     }
-  }
-  return TensorView{storage.data(), dtype, scores, strides};
+  };
+  kn::visit_dtype(m.pse ? m.pse->dtype : model::DType::Float32, fill);
+  return TensorView{storage.data(), model::DType::Float32, scores, kn::contiguous_strides(scores)};
 }
 
 struct Call {
@@ -206,15 +214,8 @@ Call prepare(const aclTensor* query, const aclTensor* key, const aclTensor* valu
              const aclTensor* dropMask, const aclTensor* attenMask, double scaleValue, double keepProb,
              int64_t preTokens, int64_t nextTokens, int64_t headNum, const char* inputLayout, int64_t sparseMode) {
   const auto v = require_views<3>({{{query, "query"}, {key, "key"}, {value, "value"}}});
-  if (realShift != nullptr) {
-    fail(ACLNN_ERR_PARAM_INVALID, "realShiftOptional/pseShiftOptional (a positional shift added before the "
-                                  "scale) is not emulated: pass an additive mask through aclnnNpuFusedAttention "
-                                  "(torch's scaled_dot_product_attention on npu-emu's own backend)");
-  }
-  if (keepProb != 1.0 || dropMask != nullptr) {
-    fail(ACLNN_ERR_PARAM_INVALID, "keepProb " + std::to_string(keepProb) +
-                                      " (dropout inside flash attention, with a DropoutGenMask mask) is not "
-                                      "emulated: keepProb must be 1 with no dropMaskOptional");
+  if (!(keepProb >= 0.0 && keepProb <= 1.0)) {
+    fail(ACLNN_ERR_PARAM_INVALID, "keepProb must be in [0, 1], got " + std::to_string(keepProb));
   }
   for (const auto& t : v) {
     if (t.dtype != model::DType::Float32 && t.dtype != model::DType::Float16 && t.dtype != model::DType::BFloat16) {
@@ -240,6 +241,41 @@ Call prepare(const aclTensor* query, const aclTensor* key, const aclTensor* valu
   c.scores = {q.sizes[0], q.sizes[1], q.sizes[2], k.sizes[2]};
   c.mask = masking(attenMask, sparseMode, preTokens, nextTokens, c.scores);
   c.params.causal = c.mask.causal;
+  if (realShift != nullptr) {
+    const TensorView pse = realShift->view();
+    if (pse.dtype != q.dtype || pse.dim() != 4) {
+      fail(ACLNN_ERR_PARAM_INVALID, std::string("realShiftOptional/pseShiftOptional must be 4-D in the query's dtype ") +
+                                        model::dtype_name(q.dtype) + ", got " + model::dtype_name(pse.dtype) + " " +
+                                        kn::shape_str(pse.sizes));
+    }
+    try {
+      c.mask.pse = kn::broadcast_to(pse, c.scores);
+    } catch (const kn::KernelError&) {
+      fail(ACLNN_ERR_PARAM_INVALID, "realShiftOptional/pseShiftOptional " + kn::shape_str(pse.sizes) +
+                                        " must be [B, N, S1, S2], [B, N, 1, S2] or [1, N, S1, S2] for scores " +
+                                        kn::shape_str(c.scores) + " (the alibi-compressed form is not emulated)");
+    }
+    c.mask.pse_scale = scaleValue;
+  }
+  if (keepProb < 1.0) {
+    // CANN's dropout: one bit per score element, made by aclnnDropoutGenMask(V2).
+    if (dropMask == nullptr) {
+      fail(ACLNN_ERR_PARAM_NULLPTR, "dropMaskOptional is required with keepProb " + std::to_string(keepProb) +
+                                        " < 1: the bit-packed keep mask of aclnnDropoutGenMaskV2 over B*N*S1*S2 "
+                                        "elements");
+    }
+    const TensorView bits = dropMask->view();
+    const int64_t count = c.scores[0] * c.scores[1] * c.scores[2] * c.scores[3];
+    if (bits.dtype != model::DType::UInt8 || bits.dim() != 1 || (bits.sizes[0] > 1 && bits.strides[0] != 1) ||
+        bits.sizes[0] < (count + 7) / 8) {
+      fail(ACLNN_ERR_PARAM_INVALID, "dropMaskOptional must be a contiguous 1-D uint8 tensor of at least " +
+                                        std::to_string((count + 7) / 8) + " bytes (one bit per element of [B, N, S1, "
+                                        "S2] = " + kn::shape_str(c.scores) + "), got " +
+                                        model::dtype_name(bits.dtype) + " " + kn::shape_str(bits.sizes));
+    }
+    c.params.dropout_p = 1.0 - keepProb;
+    c.params.keep_bits = bits.ptr<const uint8_t>();
+  }
   return c;
 }
 
@@ -262,6 +298,42 @@ TensorView lane0(const TensorView& stat) {
 
 float& at3(const TensorView& t, int64_t b, int64_t n, int64_t i, int64_t lane) {
   return t.ptr<float>()[b * t.strides[0] + n * t.strides[1] + i * t.strides[2] + lane * t.strides[3]];
+}
+
+// dpse = scale * dS (dense [B, N, S1, S2] float) summed over the dimensions
+// of size 1 in dpse (those pse broadcast in), rounded once into dpse.
+void write_pse_grad(const std::vector<float>& ds, const Shape& scores, double scale, const TensorView& dpse) {
+  const Shape& shape = dpse.sizes;
+  std::vector<double> sum(static_cast<std::size_t>(shape[0] * shape[1] * shape[2] * shape[3]), 0.0);
+  const Shape dense = kn::contiguous_strides(shape);
+  std::size_t e = 0;
+  for (int64_t b = 0; b < scores[0]; ++b) {
+    for (int64_t n = 0; n < scores[1]; ++n) {
+      for (int64_t i = 0; i < scores[2]; ++i) {
+        for (int64_t j = 0; j < scores[3]; ++j, ++e) {
+          const int64_t at = (shape[0] == 1 ? 0 : b) * dense[0] + (shape[1] == 1 ? 0 : n) * dense[1] +
+                             (shape[2] == 1 ? 0 : i) * dense[2] + (shape[3] == 1 ? 0 : j) * dense[3];
+          sum[static_cast<std::size_t>(at)] += static_cast<double>(ds[e]);
+        }
+      }
+    }
+  }
+  kn::visit_dtype(dpse.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (kn::is_floating_v<T>) {
+      for (int64_t b = 0; b < shape[0]; ++b) {
+        for (int64_t n = 0; n < shape[1]; ++n) {
+          for (int64_t i = 0; i < shape[2]; ++i) {
+            for (int64_t j = 0; j < shape[3]; ++j) {
+              const double v = scale * sum[static_cast<std::size_t>(b * dense[0] + n * dense[1] + i * dense[2] + j * dense[3])];
+              dpse.ptr<T>()[b * dpse.strides[0] + n * dpse.strides[1] + i * dpse.strides[2] + j * dpse.strides[3]] =
+                  kn::convert<T>(static_cast<float>(v));
+            }
+          }
+        }
+      }
+    }
+  });
 }
 
 }  // namespace
@@ -287,8 +359,8 @@ TaskBody flash_attention_score_task(const aclTensor* query, const aclTensor* key
   checked([&] { kn::check_attention_forward(c.params, out, lse); });
   return [c, smax, ssum, out, lse] {
     kn::AttentionParams p = c.params;
-    std::vector<std::byte> bias;
-    if (c.mask.any()) p.bias = build_bias(c.mask, c.scores, p.query.dtype, bias);
+    std::vector<float> bias;
+    if (c.mask.any()) p.bias = build_bias(c.mask, c.scores, bias);
     kn::attention_forward(p, out, lse);
     for (int64_t b = 0; b < c.scores[0]; ++b) {
       for (int64_t n = 0; n < c.scores[1]; ++n) {
@@ -318,7 +390,6 @@ TaskBody flash_attention_score_grad_task(const aclTensor* query, const aclTensor
   (void)softmaxInOptional;
   (void)prefixOptional;
   (void)innerPrecise;
-  (void)dpseOut;  // an empty tensor without pseShiftOptional, which is refused
   const Call c = prepare(query, keyIn, value, pseShiftOptional, dropMaskOptional, attenMaskOptional, scaleValue,
                          keepProb, preTokens, nextTokens, headNum, inputLayout, sparseMode);
   if (softmaxMaxOptional == nullptr || softmaxSumOptional == nullptr || attentionInOptional == nullptr) {
@@ -337,10 +408,21 @@ TaskBody flash_attention_score_grad_task(const aclTensor* query, const aclTensor
   const Shape rows{c.scores[0], c.scores[1], c.scores[2]};
   const TensorView lse_shape{nullptr, model::DType::Float32, rows, kn::contiguous_strides(rows)};
   checked([&] { kn::check_attention_backward(c.params, grad_out, out, lse_shape, dq, dk, dv); });
-  return [c, smax, ssum, grad_out, out, dq, dk, dv, rows] {
+  // dpseOut: pse's gradient, scale * dS summed over the dimensions pse broadcasts in.
+  std::optional<TensorView> dpse;
+  if (pseShiftOptional != nullptr) {
+    dpse = require_views<1>({{{dpseOut, "dpseOut"}}})[0];
+    const TensorView pse = pseShiftOptional->view();
+    if (dpse->sizes != pse.sizes || dpse->dtype != pse.dtype) {
+      fail(ACLNN_ERR_PARAM_INVALID, "dpseOut must have pseShiftOptional's shape " + kn::shape_str(pse.sizes) +
+                                        " and dtype, got " + model::dtype_name(dpse->dtype) + " " +
+                                        kn::shape_str(dpse->sizes));
+    }
+  }
+  return [c, smax, ssum, grad_out, out, dq, dk, dv, rows, dpse] {
     kn::AttentionParams p = c.params;
-    std::vector<std::byte> bias;
-    if (c.mask.any()) p.bias = build_bias(c.mask, c.scores, p.query.dtype, bias);
+    std::vector<float> bias;
+    if (c.mask.any()) p.bias = build_bias(c.mask, c.scores, bias);
     std::vector<float> lse(static_cast<std::size_t>(rows[0] * rows[1] * rows[2]));
     std::size_t e = 0;
     for (int64_t b = 0; b < rows[0]; ++b) {
@@ -349,7 +431,14 @@ TaskBody flash_attention_score_grad_task(const aclTensor* query, const aclTensor
       }
     }
     const TensorView lse_view{lse.data(), model::DType::Float32, rows, kn::contiguous_strides(rows)};
-    kn::attention_backward(p, grad_out, out, lse_view, dq, dk, dv);
+    std::vector<float> ds;
+    std::optional<TensorView> ds_view;
+    if (dpse) {
+      ds.resize(static_cast<std::size_t>(c.scores[0] * c.scores[1] * c.scores[2] * c.scores[3]));
+      ds_view = TensorView{ds.data(), model::DType::Float32, c.scores, kn::contiguous_strides(c.scores)};
+    }
+    kn::attention_backward(p, grad_out, out, lse_view, dq, dk, dv, ds_view);
+    if (dpse) write_pse_grad(ds, c.scores, c.params.scale, *dpse);
   };
 }
 

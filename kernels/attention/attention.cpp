@@ -48,9 +48,12 @@ Dims check(const AttentionParams& p) {
   if (k.dtype != q.dtype || v.dtype != q.dtype || !model::is_floating_point(q.dtype) || model::is_complex(q.dtype)) {
     throw KernelError("attention: query, key and value must share one real floating dtype");
   }
-  if (p.bias && (p.bias->sizes != Shape{d.B, d.H, d.L, d.S} || p.bias->dtype != q.dtype)) {
+  const DType float_bias = q.dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  if (p.bias && (p.bias->sizes != Shape{d.B, d.H, d.L, d.S} || (p.bias->dtype != q.dtype && p.bias->dtype != float_bias))) {
     throw KernelError("attention: the bias must be broadcast to [B, H, L, S] = " +
-                      shape_str(Shape{d.B, d.H, d.L, d.S}) + " in the query's dtype, got " + shape_str(p.bias->sizes));
+                      shape_str(Shape{d.B, d.H, d.L, d.S}) + " in the query's dtype or " +
+                      model::dtype_name(float_bias) + ", got " + shape_str(p.bias->sizes) + " in " +
+                      model::dtype_name(p.bias->dtype));
   }
   if (!(p.dropout_p >= 0.0 && p.dropout_p <= 1.0)) {
     throw KernelError("attention: dropout_p must be in [0, 1], got " + std::to_string(p.dropout_p));
@@ -114,6 +117,31 @@ void dropout_row(const AttentionParams& p, uint64_t first, int64_t n, C keep_sca
   }
 }
 
+// The same from CANN's bit-packed keep mask.
+template <class C>
+void dropout_row_bits(const uint8_t* bits, uint64_t first, int64_t n, C keep_scale, C* multiplier) {
+  for (int64_t j = 0; j < n; ++j) {
+    const uint64_t e = first + static_cast<uint64_t>(j);
+    multiplier[j] = (bits[e / 8] >> (e % 8)) & 1U ? keep_scale : C(0);
+  }
+}
+
+template <class C>
+void dropout_multipliers(const AttentionParams& p, uint64_t first, int64_t n, C keep_scale, C* multiplier) {
+  if (p.keep_bits != nullptr) {
+    dropout_row_bits(p.keep_bits, first, n, keep_scale, multiplier);
+  } else {
+    dropout_row(p, first, n, keep_scale, multiplier);
+  }
+}
+
+// row[j] += bias(b, h, i, j), the bias in T or in its float type B.
+template <class B, class C>
+void add_bias_row(const TensorView& bias, int64_t b, int64_t h, int64_t i, int64_t n, C* row) {
+  const B* brow = slice<B>(bias, b, h) + i * bias.strides[2];
+  for (int64_t j = 0; j < n; ++j) row[j] += convert<C>(brow[j * bias.strides[3]]);
+}
+
 template <class C>
 using RowArray = Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>>;
 
@@ -133,9 +161,11 @@ void scores(const AttentionParams& p, const Dims& d, int64_t b, int64_t h, int64
     const int64_t i = i0 + r;
     C* row = s + r * d.S;
     if (p.bias) {
-      const TensorView& bias = *p.bias;
-      const T* brow = slice<T>(bias, b, h) + i * bias.strides[2];
-      for (int64_t j = 0; j < d.S; ++j) row[j] += convert<C>(brow[j * bias.strides[3]]);
+      if (p.bias->dtype == p.query.dtype) {
+        add_bias_row<T>(*p.bias, b, h, i, d.S, row);
+      } else {
+        add_bias_row<C>(*p.bias, b, h, i, d.S, row);
+      }
     }
     if (p.causal) std::fill(row + std::min(i + 1, d.S), row + d.S, -std::numeric_limits<C>::infinity());
   }
@@ -172,7 +202,7 @@ void forward_impl(const AttentionParams& p, const Dims& d, const TensorView& out
           }
           const int64_t i = i0 + r;
           if (p.dropout_p > 0.0) {
-            dropout_row(p, static_cast<uint64_t>((bh * d.L + i) * d.S), d.S, keep_scale, multiplier.data());
+            dropout_multipliers(p, static_cast<uint64_t>((bh * d.L + i) * d.S), d.S, keep_scale, multiplier.data());
             RowArray<C>(row, d.S) *= RowArray<C>(multiplier.data(), d.S);
           }
           logsumexp.ptr<C>()[b * logsumexp.strides[0] + h * logsumexp.strides[1] + i * logsumexp.strides[2]] = lse;
@@ -187,7 +217,7 @@ void forward_impl(const AttentionParams& p, const Dims& d, const TensorView& out
 template <class T>
 void backward_impl(const AttentionParams& p, const Dims& d, const TensorView& grad_out, const TensorView& out,
                    const TensorView& logsumexp, const TensorView& grad_query, const TensorView& grad_key,
-                   const TensorView& grad_value) {
+                   const TensorView& grad_value, const std::optional<TensorView>& grad_bias) {
   using C = opmath_t<T>;
   const int64_t group = d.H / d.Hk;
   const bool dropout = p.dropout_p > 0.0;
@@ -230,7 +260,7 @@ void backward_impl(const AttentionParams& p, const Dims& d, const TensorView& gr
             }
             if (dropout) {
               C* prow = pd.data() + r * d.S;
-              dropout_row(p, static_cast<uint64_t>(((b * d.H + h) * d.L + i) * d.S), d.S, keep_scale, prow);
+              dropout_multipliers(p, static_cast<uint64_t>(((b * d.H + h) * d.L + i) * d.S), d.S, keep_scale, prow);
               // dP of the probabilities before dropout, and the dropped-out P.
               RowArray<C>(dp.data() + r * d.S, d.S) *= RowArray<C>(prow, d.S);
               RowArray<C>(prow, d.S) *= RowArray<C>(row, d.S);
@@ -243,6 +273,10 @@ void backward_impl(const AttentionParams& p, const Dims& d, const TensorView& gr
             C* row = s.data() + r * d.S;
             const C* drow = dp.data() + r * d.S;
             for (int64_t j = 0; j < d.S; ++j) row[j] *= drow[j] - di[i0 + r];  // dS = P (dP - D)
+            if (grad_bias) {
+              C* gb = grad_bias->ptr<C>() + ((b * d.H + h) * d.L + i0 + r) * d.S;
+              std::copy(row, row + d.S, gb);
+            }
           }
           product<C>(nb, d.E, d.S, s.data(), d.S, 1, k.data(), d.E, 1, dq.data() + i0 * d.E, p.scale, 0.0);
           product<C>(d.S, d.E, nb, s.data(), 1, d.S, q.data() + i0 * d.E, d.E, 1, dk.data(), p.scale, 1.0);
@@ -315,11 +349,20 @@ void attention_forward(const AttentionParams& p, const TensorView& out, const Te
 
 void attention_backward(const AttentionParams& p, const TensorView& grad_out, const TensorView& out,
                         const TensorView& logsumexp, const TensorView& grad_query, const TensorView& grad_key,
-                        const TensorView& grad_value) {
+                        const TensorView& grad_value, const std::optional<TensorView>& grad_bias) {
   check_attention_backward(p, grad_out, out, logsumexp, grad_query, grad_key, grad_value);
   const Dims d = check(p);
+  if (grad_bias) {
+    const Shape want{d.B, d.H, d.L, d.S};
+    if (grad_bias->sizes != want || grad_bias->strides != contiguous_strides(want) ||
+        grad_bias->dtype != logsumexp_dtype(p.query.dtype)) {
+      throw KernelError("attention: grad_bias must be dense " + shape_str(want) + " in " +
+                        model::dtype_name(logsumexp_dtype(p.query.dtype)) + ", got " + shape_str(grad_bias->sizes));
+    }
+  }
   visit_attention_dtype(p.query.dtype, [&](auto tag) {
-    backward_impl<typename decltype(tag)::type>(p, d, grad_out, out, logsumexp, grad_query, grad_key, grad_value);
+    backward_impl<typename decltype(tag)::type>(p, d, grad_out, out, logsumexp, grad_query, grad_key, grad_value,
+                                                grad_bias);
   });
 }
 

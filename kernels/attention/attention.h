@@ -14,7 +14,10 @@
 // * L + i) * S + j, and keeps element e when the uniform float of word e % 4
 // of the Philox block of counter offset / 4 + e / 4 is >= p (one counter
 // word per element, B * H * L * S rounded up to whole blocks); the backward recomputes the
-// same keep mask from the same (seed, offset), so no mask is stored.
+// same keep mask from the same (seed, offset), so no mask is stored. With
+// keep_bits instead (CANN's aclnnFlashAttentionScore), element e is kept when
+// bit e % 8 of byte e / 8 of that mask is 1 (aclnnDropoutGenMask's packing),
+// with the same numbering; the Philox inputs are then unused.
 //
 // Reduced floats compute in float (double in double): each (batch, head) is
 // loaded once into float buffers, products run on the GEMM engine
@@ -26,6 +29,7 @@
 // heads, so the gradients of a shared key/value head have one writer).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "kernels/core/tensor_view.h"
@@ -37,11 +41,12 @@ struct AttentionParams {
   TensorView query;                // [B, H, L, E]
   TensorView key;                  // [B, Hk, S, E]
   TensorView value;                // [B, Hk, S, Ev]
-  std::optional<TensorView> bias;  // broadcast to [B, H, L, S], query's dtype
+  std::optional<TensorView> bias;  // broadcast to [B, H, L, S], query's dtype or float (for reduced floats)
   double scale = 1.0;
   bool causal = false;
   double dropout_p = 0.0;
   PhiloxInputs rng;
+  const uint8_t* keep_bits = nullptr;  // the bit-packed keep mask, when dropout_p > 0 and not Philox
 };
 
 // Throw KernelError naming what is wrong with the arguments (the kernels
@@ -58,9 +63,11 @@ void attention_forward(const AttentionParams& p, const TensorView& out, const Te
 
 // The gradients of attention_forward's `out` given grad_out, from the
 // forward's out and logsumexp. grad_query/key/value have the shapes and
-// dtype of query/key/value.
+// dtype of query/key/value. grad_bias, when given, receives the gradient of
+// the scores before the softmax (that of an unbroadcast bias): dense
+// row-major [B, H, L, S] in float (double for double queries).
 void attention_backward(const AttentionParams& p, const TensorView& grad_out, const TensorView& out,
                         const TensorView& logsumexp, const TensorView& grad_query, const TensorView& grad_key,
-                        const TensorView& grad_value);
+                        const TensorView& grad_value, const std::optional<TensorView>& grad_bias = std::nullopt);
 
 }  // namespace npu::kernels

@@ -52,6 +52,7 @@ def activate(mode: str | None = None) -> str:
     from npu_emu import distributed
 
     distributed.install()
+    from npu_emu import fused  # noqa: F401  (torch.ops.npu fused ops: autograd and composites)
     _active_mode = mode
     from npu_emu import sanitizer  # NPU_EMU_SANITIZE=streams: the stream race detector
 

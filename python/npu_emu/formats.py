@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 import warnings
 from dataclasses import dataclass
+from typing import Union
 
 import torch
 
@@ -65,21 +66,29 @@ def _format_id(acl_format: int | Format) -> int:
     return int(acl_format)
 
 
-def npu_format_cast(self: torch.Tensor, acl_format: int | torch.Tensor, *, customize_dtype: torch.dtype | None = None,
-                    input_dtype: torch.dtype | None = None) -> torch.Tensor:
-    """`self` in another storage format (a Tensor argument: that tensor's format)."""
-    if isinstance(acl_format, torch.Tensor):
-        return torch.ops.npu.npu_format_cast.Tensor(self, acl_format)
-    custom = None if customize_dtype is None else _dtype_code(customize_dtype)
-    _warn_rank_fallback(self, _format_id(acl_format))
-    return torch.ops.npu.npu_format_cast(self, _format_id(acl_format), customize_dtype=custom)
+DtypeArg = Union[torch.dtype, int, None]
 
 
-def npu_format_cast_(self: torch.Tensor, acl_format: int | torch.Tensor) -> torch.Tensor:
+def npu_format_cast(self: torch.Tensor, acl_format: int | torch.Tensor, *, customize_dtype: DtypeArg = None,
+                    input_dtype: DtypeArg = None) -> torch.Tensor:
+    """`self` in another storage format (a Tensor argument: that tensor's format).
+    customize_dtype picks the block size (C0) of another dtype's layout, as
+    torch_npu's does: a torch.dtype, its ScalarType code, or a torch_npu
+    dtype code (aclDataType + 256)."""
+    dtypes = {"customize_dtype": _dtype_code(customize_dtype), "input_dtype": _dtype_code(input_dtype)}
     if isinstance(acl_format, torch.Tensor):
-        return torch.ops.npu.npu_format_cast_(self, acl_format)
+        return torch.ops.npu.npu_format_cast.Tensor(self, acl_format, **dtypes)
     _warn_rank_fallback(self, _format_id(acl_format))
-    return torch.ops.npu.npu_format_cast_.acl_format(self, _format_id(acl_format))
+    return torch.ops.npu.npu_format_cast(self, _format_id(acl_format), **dtypes)
+
+
+def npu_format_cast_(self: torch.Tensor, acl_format: int | torch.Tensor, *, customize_dtype: DtypeArg = None,
+                     input_dtype: DtypeArg = None) -> torch.Tensor:
+    dtypes = {"customize_dtype": _dtype_code(customize_dtype), "input_dtype": _dtype_code(input_dtype)}
+    if isinstance(acl_format, torch.Tensor):
+        return torch.ops.npu.npu_format_cast_(self, acl_format, **dtypes)
+    _warn_rank_fallback(self, _format_id(acl_format))
+    return torch.ops.npu.npu_format_cast_.acl_format(self, _format_id(acl_format), **dtypes)
 
 
 def get_npu_format(self: torch.Tensor) -> int:
@@ -131,10 +140,14 @@ def _device(device: torch.device | str | None) -> torch.device | None:
     return None if device is None else torch.device(device)
 
 
-def _dtype_code(dtype: torch.dtype) -> int:
-    # ScalarType codes as c10 numbers them (what `int? customize_dtype` carries).
+def _dtype_code(dtype: DtypeArg) -> int | None:
+    # ScalarType codes as c10 numbers them (what `int? customize_dtype` carries);
+    # an int passes as it is (the dispatch layer checks it, as torch_npu's codes).
+    if dtype is None or (isinstance(dtype, int) and not isinstance(dtype, bool)):
+        return dtype
     codes = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4, torch.float16: 5,
              torch.float32: 6, torch.float64: 7, torch.bool: 11, torch.bfloat16: 15}
     if dtype not in codes:
-        raise ValueError(f"customize_dtype must be one of {sorted(str(d) for d in codes)}, got {dtype}")
+        raise ValueError(f"customize_dtype/input_dtype must be an int code or one of "
+                         f"{sorted(str(d) for d in codes)}, got {dtype}")
     return codes[dtype]

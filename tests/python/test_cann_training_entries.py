@@ -252,7 +252,7 @@ def test_flash_attention_score_and_grad_match_cpu_attention(layout, kv_heads, s2
 
 def test_flash_attention_score_refuses_what_it_does_not_emulate():
     q = torch.randn(1, 2, 4, 8)
-    for kwargs, named in (({"keep_prob": 0.9}, "keepProb"), ({"sparse_mode": 4}, "sparseMode"),
+    for kwargs, named in (({"keep_prob": 0.9}, "dropMaskOptional"), ({"sparse_mode": 5}, "sparseMode"),
                           ({"layout": "TND"}, "inputLayout")):
         args = {"layout": "BNSD", "sparse_mode": 0, "keep_prob": 1.0, **kwargs}
         result = flash(q, q, q, q, args["layout"], 2, 1.0, None, args["sparse_mode"], TOKENS, TOKENS,

@@ -310,18 +310,6 @@ def test_fusion_attention_sparse_modes(sparse_mode, pre, nxt, with_mask):
     close(vn.grad, vr.grad, torch.float32, 4)
 
 
-def test_fusion_attention_refuses_what_it_does_not_emulate():
-    q = rand(1, 2, 4, 8).npu()
-    with pytest.raises(RuntimeError, match="keepProb"):
-        torch_npu.npu_fusion_attention(q, q, q, 2, "BNSD", keep_prob=0.9)
-    with pytest.raises(RuntimeError, match="sparseMode 4"):
-        torch_npu.npu_fusion_attention(q, q, q, 2, "BNSD", sparse_mode=4)
-    with pytest.raises(RuntimeError, match="input_layout must be"):
-        torch_npu.npu_fusion_attention(q, q, q, 2, "TND")
-    with pytest.raises(RuntimeError, match="realShiftOptional"):
-        torch_npu.npu_fusion_attention(q, q, q, 2, "BNSD", pse=rand(1, 2, 4, 4).npu())
-
-
 def test_prompt_and_incre_flash_attention():
     q, k, v = rand(2, 5, 32), rand(2, 7, 32, seed=1), rand(2, 7, 32, seed=2)
     mask = rand(2, 1, 5, 7, seed=3) > 0.9

@@ -363,3 +363,65 @@ def test_npu_format_cast_customize_dtype_picks_the_nz_block() -> None:
     assert torch_npu.get_storage_size(plain) == 3 * 16 * 16
     assert torch_npu.get_storage_size(custom) == 2 * 16 * 32
     assert torch.equal(custom.cpu(), x.cpu()) and torch.equal(plain.cpu(), x.cpu())
+
+
+def _nz_storage(rows: int, cols: int, c0: int) -> int:
+    """FRACTAL_NZ's element count for a [rows, cols] matrix: rows pad to 16, cols to blocks of c0."""
+    return -(-cols // c0) * -(-rows // 16) * 16 * c0
+
+
+def test_npu_format_cast_customize_dtype_takes_torch_npus_int_codes() -> None:
+    x = sample((5, 40), torch.float16).to("npu")
+    # int32's block is 32 bytes / 4 = 8 elements; the ScalarType code (3), the
+    # torch_npu code (aclDataType ACL_INT32 = 3, + 256) and the dtype agree.
+    for custom in (torch.int32, 3, 256 + 3):
+        y = torch_npu.npu_format_cast(x, 29, customize_dtype=custom)
+        assert torch_npu.get_storage_size(y) == _nz_storage(5, 40, 8), custom
+        assert torch.equal(y.cpu(), x.cpu())
+    y = torch.ops.npu.npu_format_cast(x, 29, customize_dtype=256 + 2)  # ACL_INT8: 32 elements per block
+    assert torch_npu.get_storage_size(y) == _nz_storage(5, 40, 32)
+    # The Tensor form and torch_npu's private overloads take it too.
+    like = torch_npu.npu_format_cast(x, torch_npu.npu_format_cast(x, 29), customize_dtype=torch.int8)
+    assert torch_npu.get_storage_size(like) == _nz_storage(5, 40, 32)
+    plain = torch_npu._npu_format_cast(x, 29)
+    assert torch_npu.get_npu_format(plain) == 29 and torch_npu.get_storage_size(plain) == _nz_storage(5, 40, 16)
+    for z in (torch.ops.npu._npu_format_cast.aclnn(x, 29, 1), torch.ops.npu._npu_format_cast.input_dtype(x, 29, 1, 5)):
+        assert torch_npu.get_storage_size(z) == _nz_storage(5, 40, 32)
+        assert torch.equal(z.cpu(), x.cpu())
+
+
+def test_npu_format_cast_refuses_dtype_codes_it_cannot_honour() -> None:
+    x = sample((5, 40), torch.float16).to("npu")
+    with pytest.raises(NotImplementedError, match="customize_dtype 285 .* not emulated"):
+        torch_npu.npu_format_cast(x, 29, customize_dtype=256 + 29)  # ACL_INT4: no PyTorch dtype
+    with pytest.raises(NotImplementedError, match="input_dtype differs"):
+        torch_npu.npu_format_cast(x, 29, input_dtype=torch.int16)
+    with pytest.raises(RuntimeError, match="customize_dtype must be"):
+        torch.ops.npu.npu_format_cast(x, 29, customize_dtype=-3)
+    with pytest.raises(NotImplementedError, match="not emulated in place"):
+        torch_npu.npu_format_cast_(x.clone(), 29, customize_dtype=torch.int8)
+    same = x.clone()
+    torch_npu.npu_format_cast_(same, 29, customize_dtype=torch.float16, input_dtype=torch.float16)
+    assert torch_npu.get_npu_format(same) == 29 and torch.equal(same.cpu(), x.cpu())
+
+
+def test_npu_bmm_v2_backward_ops_reduce_broadcast_batches(native_only) -> None:
+    a = sample((2, 3, 4), torch.float32)
+    b = sample((4, 5), torch.float32, seed=1)
+    grad = sample((2, 3, 5), torch.float32, seed=2)
+    an, bn = a.to("npu").requires_grad_(), b.to("npu").requires_grad_()
+    torch_npu.npu_bmmV2(an, bn, []).backward(grad.to("npu"))
+    ac, bc = a.clone().requires_grad_(), b.clone().requires_grad_()
+    torch.matmul(ac, bc).backward(grad)
+    d1 = torch_npu.npu_bmm_v2_mat1_backward(grad.to("npu"), an.detach(), bn.detach(), list(a.shape))
+    d2 = torch_npu.npu_bmm_v2_mat2_backward(grad.to("npu"), an.detach(), bn.detach(), list(b.shape))
+    torch.testing.assert_close(d1.cpu(), ac.grad)
+    torch.testing.assert_close(d2.cpu(), bc.grad)
+    torch.testing.assert_close(an.grad.cpu(), ac.grad)
+
+
+def test_npu_dtype_cast_input_dtype_must_be_the_inputs_own() -> None:
+    x = sample((4,), torch.float32).to("npu")
+    assert torch.equal(torch_npu.npu_dtype_cast(x, torch.float16, input_dtype=torch.float32).cpu(), x.cpu().half())
+    with pytest.raises(NotImplementedError, match="input_dtype"):
+        torch_npu.npu_dtype_cast(x, torch.float16, input_dtype=torch.int16)
