@@ -19,6 +19,7 @@
 #include "device_model/format.h"
 #include "device_model/storage_desc.h"
 #include "kernels/copy/copy.h"
+#include "kernels/linalg/addr_stepwise.h"
 #include "kernels/linalg/gemm.h"
 
 namespace npu::emu {
@@ -451,6 +452,12 @@ std::function<void()> addr_task(const aclTensor* self, const aclTensor* vec1, co
   require_one_dtype({{&v[0], "self"}, {&v[1], "vec1"}, {&v[2], "vec2"}, {&v[3], "out"}});
   require_shape(out, Shape{v[1].sizes[0], v[2].sizes[0]}, "out");
   require_broadcastable(v[0], v[3].sizes);
+  if (v[3].dtype == model::DType::Float16 || v[3].dtype == model::DType::BFloat16) {
+    // CPU rounds every step of a reduced-float addr (addr_stepwise.h).
+    return task([v, b = scalar_or_one(beta), a = scalar_or_one(alpha)] {
+      kn::linalg::addr_stepwise(v[3], v[0], v[1], v[2], b, a);
+    });
+  }
   // An m x 1 column times a 1 x n row.
   GemmArgs g;
   g.dtype = v[3].dtype;
