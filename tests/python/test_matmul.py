@@ -361,3 +361,12 @@ def test_reduced_float_addr_rounds_every_step_as_cpu(native_only, dtype, beta, a
     inplace = s.npu()
     inplace.addr_(v1.npu(), v2.npu(), beta=beta, alpha=alpha)
     assert torch.equal(inplace.cpu(), expected)
+
+
+@pytest.mark.parametrize("beta,alpha", [(True, True), (False, True), (True, False), (False, False)])
+def test_bool_addr_is_logical_as_cpu(native_only, beta, alpha):
+    g = torch.Generator().manual_seed(3)
+    s = torch.rand(6, 5, generator=g) > 0.5
+    v1, v2 = torch.rand(6, generator=g) > 0.5, torch.rand(5, generator=g) > 0.3
+    assert torch.equal(torch.addr(s.npu(), v1.npu(), v2.npu(), beta=beta, alpha=alpha).cpu(),
+                       torch.addr(s, v1, v2, beta=beta, alpha=alpha))

@@ -1,4 +1,4 @@
-#include "kernels/linalg/addr_stepwise.h"
+#include "kernels/linalg/addr_pointwise.h"
 
 #include "kernels/core/dtype_dispatch.h"
 #include "kernels/core/elementwise.h"
@@ -30,19 +30,36 @@ void run(const TensorView& out, const TensorView& self, const TensorView& col, c
   });
 }
 
+void run_bool(const TensorView& out, const TensorView& self, const TensorView& col, const TensorView& row,
+              std::complex<double> beta, std::complex<double> alpha) {
+  const bool b = beta != std::complex<double>(0.0, 0.0);
+  const bool a = alpha != std::complex<double>(0.0, 0.0);
+  if (!b) {
+    binary_kernel<bool, bool, bool>(out, col, row, [a](bool x, bool y) { return a && x && y; });
+    return;
+  }
+  ternary_kernel<bool, bool, bool, bool>(out, broadcast_to(self, out.sizes), col, row,
+                                         [a](bool s, bool x, bool y) { return s || (a && x && y); });
+}
+
 }  // namespace
 
-void addr_stepwise(const TensorView& out, const TensorView& self, const TensorView& vec1, const TensorView& vec2,
+bool addr_is_pointwise(DType dtype) {
+  return dtype == DType::Float16 || dtype == DType::BFloat16 || dtype == DType::Bool;
+}
+
+void addr_pointwise(const TensorView& out, const TensorView& self, const TensorView& vec1, const TensorView& vec2,
                    std::complex<double> beta, std::complex<double> alpha) {
   for (const TensorView* t : {&self, &vec1, &vec2}) {
-    if (t->dtype != out.dtype) throw KernelError("addr_stepwise: operands of different dtypes");
+    if (t->dtype != out.dtype) throw KernelError("addr: operands of different dtypes");
   }
   const TensorView col = spread(vec1, out.sizes, true), row = spread(vec2, out.sizes, false);
   switch (out.dtype) {
     case DType::Float16: return run<half>(out, self, col, row, beta, alpha);
     case DType::BFloat16: return run<bfloat16>(out, self, col, row, beta, alpha);
-    default: throw KernelError(std::string("addr_stepwise: dtype ") + model::dtype_name(out.dtype) +
-                               " (float16 or bfloat16 only; the GEMM engine computes the others)");
+    case DType::Bool: return run_bool(out, self, col, row, beta, alpha);
+    default: throw KernelError(std::string("addr_pointwise: dtype ") + model::dtype_name(out.dtype) +
+                               " (float16, bfloat16 or bool; the GEMM engine computes the others)");
   }
 }
 
