@@ -19,6 +19,7 @@
 #include "device_model/format.h"
 #include "device_model/storage_desc.h"
 #include "kernels/copy/copy.h"
+#include "kernels/linalg/addr_pointwise.h"
 #include "kernels/linalg/gemm.h"
 
 namespace npu::emu {
@@ -47,8 +48,8 @@ void require_rank(const TensorView& v, const char* name, int64_t rank) {
 
 using NamedView = std::pair<const TensorView*, const char*>;
 
-// Every tensor of a product has one dtype, one the engine computes in.
-void require_one_dtype(const std::vector<NamedView>& ts) {
+// Every tensor of a product has one dtype.
+void require_same_dtype(const std::vector<NamedView>& ts) {
   const auto& [first, first_name] = *ts.begin();
   for (const auto& [v, name] : ts) {
     if (v->dtype != first->dtype) {
@@ -57,6 +58,12 @@ void require_one_dtype(const std::vector<NamedView>& ts) {
                                         ": every tensor of a matrix product has one dtype");
     }
   }
+}
+
+// ... and one the engine computes in.
+void require_one_dtype(const std::vector<NamedView>& ts) {
+  require_same_dtype(ts);
+  const TensorView* first = ts.begin()->first;
   if (!kn::linalg::gemm_supports(first->dtype)) {
     fail(ACLNN_ERR_PARAM_INVALID, std::string("matrix products do not support dtype ") +
                                       model::dtype_name(first->dtype) +
@@ -448,9 +455,20 @@ std::function<void()> addr_task(const aclTensor* self, const aclTensor* vec1, co
   const auto v = require_views<4>({{{self, "self"}, {vec1, "vec1"}, {vec2, "vec2"}, {out, "out"}}});
   require_rank(v[1], "vec1", 1);
   require_rank(v[2], "vec2", 1);
-  require_one_dtype({{&v[0], "self"}, {&v[1], "vec1"}, {&v[2], "vec2"}, {&v[3], "out"}});
+  const std::vector<NamedView> all{{&v[0], "self"}, {&v[1], "vec1"}, {&v[2], "vec2"}, {&v[3], "out"}};
+  if (kn::linalg::addr_is_pointwise(v[3].dtype)) {
+    require_same_dtype(all);
+  } else {
+    require_one_dtype(all);
+  }
   require_shape(out, Shape{v[1].sizes[0], v[2].sizes[0]}, "out");
   require_broadcastable(v[0], v[3].sizes);
+  if (kn::linalg::addr_is_pointwise(v[3].dtype)) {
+    // CPU rounds every step of a reduced-float addr; bool is logical (addr_pointwise.h).
+    return task([v, b = scalar_or_one(beta), a = scalar_or_one(alpha)] {
+      kn::linalg::addr_pointwise(v[3], v[0], v[1], v[2], b, a);
+    });
+  }
   // An m x 1 column times a 1 x n row.
   GemmArgs g;
   g.dtype = v[3].dtype;

@@ -38,6 +38,7 @@ class SampleResult:
     fallback_ops: dict[str, int] = field(default_factory=dict)
     native_ops: dict[str, int] = field(default_factory=dict)
     duration_s: float = 0.0
+    summation_bound: bool = False  # passed by the summation-order bound only (summation_bound.py)
 
 
 @dataclass
@@ -70,6 +71,7 @@ class UnitResult:
     expected_reason: str = ""
     duration_s: float = 0.0
     may_fail: bool = False  # listed as machine-dependent: failing or passing are both expected
+    summation_bound_samples: int = 0  # samples passed by the summation-order bound (summation_bound.py)
     # Upstream runs only (PyTorch's test files): the test as pytest named it,
     # its id with the class name made canonical (the expected-failures key),
     # pytest's own outcome (passed, failed, error, skipped, xfailed, xpassed),
@@ -87,6 +89,8 @@ class UnitResult:
     def add_sample(self, sample: SampleResult) -> None:
         self.samples[sample.status] += 1
         self.duration_s += sample.duration_s
+        if sample.summation_bound and sample.status == "passed":
+            self.summation_bound_samples += 1
         if sample.native is True:
             self.native_samples += 1
         elif sample.native is False:

@@ -76,11 +76,13 @@ class UnitExecutor:
         from npu_emu.conformance.samples import describe
         for i in range(start, len(samples)):
             send(("begin", i, describe(samples[i])))
-            result = self._run_sample(op, op_name, samples[i], i, spec, grad)
+            result = self._run_sample(op, op_name, samples[i], i, spec, grad, dtype)
             send(("sample", asdict(result)))
         send(("done",))
 
-    def _run_sample(self, op: Any, op_name: str, sample: Any, index: int, spec: Any, grad: bool) -> Any:
+    def _run_sample(self, op: Any, op_name: str, sample: Any, index: int, spec: Any, grad: bool,
+                    dtype: Any) -> Any:
+        from npu_emu.conformance import summation_bound
         from npu_emu.conformance.compare import assert_matches, corrupt, describe_exception
         from npu_emu.conformance.results import SampleResult
         from npu_emu.conformance.samples import describe, sample_to_npu, to_cpu
@@ -129,16 +131,39 @@ class UnitExecutor:
         try:
             assert_matches(actual_cpu, to_cpu(expected), spec)
         except AssertionError as exc:
-            return done("failed", message=str(exc)[:2000])
+            failure = self._summation_bound_failure(
+                op_name, dtype, exc, result, lambda: summation_bound.assert_forward_within_bound(
+                    op, sample, actual_cpu, to_cpu(expected), dtype, spec.rtol, spec.atol))
+            if failure:
+                return done("failed", message=failure)
         except Exception as exc:  # noqa: BLE001  e.g. outputs of different structure
             return done("failed", message=describe_exception(exc))
 
         if grad:
-            return self._check_grad(sample, npu_sample, expected, actual, spec, done)
+            return self._check_grad(op, op_name, dtype, sample, npu_sample, expected, actual, spec, done, result)
         return done("passed")
 
-    def _check_grad(self, sample: Any, npu_sample: Any, expected: Any, actual: Any, spec: Any,
-                    done: Callable[..., Any]) -> Any:
+    @staticmethod
+    def _summation_bound_failure(op_name: str, dtype: Any, exc: AssertionError, result: Any,
+                                 check: Callable[[], None]) -> str | None:
+        """For a sum-of-products op (summation_bound.py): None when the result
+        is within the summation-order bound of CPU's (the sample is marked as
+        passing by it), else the failure message."""
+        from npu_emu.conformance import summation_bound
+
+        message = str(exc)[:2000]
+        if not summation_bound.applies(op_name, dtype):
+            return message
+        try:
+            check()
+        except AssertionError as bound_exc:
+            return f"{message}\nsummation-order bound: {bound_exc}"[:2000]
+        result.summation_bound = True
+        return None
+
+    def _check_grad(self, op: Any, op_name: str, dtype: Any, sample: Any, npu_sample: Any, expected: Any,
+                    actual: Any, spec: Any, done: Callable[..., Any], result: Any) -> Any:
+        from npu_emu.conformance import summation_bound
         from npu_emu.conformance.compare import assert_matches, describe_exception
         from npu_emu.conformance.samples import differentiable_outputs, grad_inputs, to_cpu
 
@@ -166,6 +191,12 @@ class UnitExecutor:
             return done("errored", "grad", describe_exception(exc))
         try:
             assert_matches(npu_grads_cpu, list(cpu_grads), spec)
+        except AssertionError as exc:
+            failure = self._summation_bound_failure(
+                op_name, dtype, exc, result, lambda: summation_bound.assert_grads_within_bound(
+                    op, sample, grad_outputs, npu_grads_cpu, list(cpu_grads), dtype, spec.rtol, spec.atol))
+            if failure:
+                return done("failed", "grad", failure)
         except Exception as exc:  # noqa: BLE001
             return done("failed", "grad", str(exc)[:2000])
         return done("passed")
