@@ -104,3 +104,77 @@ def test_backward_casts_name_the_autograd_node(tmp_path):
         "(test_backward_casts_name_the_autograd_node)"
     assert "MulBackward0" in casts[1]["op"]
     assert all(e["decided_by"] == "base-format copy" for e in casts)
+
+
+def test_trace_lists_the_conversions_inside_aclnn_entries(tmp_path):
+    """The conv of small_cnn_step reads NC1HWC0 and FRACTAL_Z as they are: the
+    emulator's aclnn entry lays both into base-format scratch, and only those
+    two conversions happen inside an entry (the other lines hand the entries
+    base-format tensors: copies the dispatch layer makes and traces as casts)."""
+    x_cpu, w_cpu = torch.randn(2, 3, 6, 6), torch.randn(4, 3, 3, 3)
+    with debug.tracing(tmp_path / "t.jsonl") as path:
+        sites = small_cnn_step(x_cpu, w_cpu)
+    events = _events(path)
+    inside = [e for e in events if e["event"] == "entry_cast"]
+    conv_site = f"{__file__}:{sites['conv']} (small_cnn_step)"
+    assert [(e["from"], e["to"], e["shape"], e["site"]) for e in inside] == [
+        ("NC1HWC0", "NCHW", [2, 3, 6, 6], conv_site), ("FRACTAL_Z", "NCHW", [4, 3, 3, 3], conv_site)]
+    assert {e["entry"] for e in inside} == {"aclnnConvolution"}
+    assert all(e["op"] == "aten::conv2d" and e["dtype"] == "float32" for e in inside)
+    # Bytes read and written: the padded storage and the base-format values.
+    assert inside[0]["bytes"] == 2 * 1 * 36 * 16 * 4 + 2 * 3 * 36 * 4
+    summary = trace_report.summarize(events)
+    assert summary.entry_casts == 2 and summary.casts == 4, "counted apart from the casts"
+    assert "2 conversions inside aclnn entries" in trace_report.report_text(summary)
+
+
+def test_entry_conversions_in_place_write_back_and_outputs():
+    """An in-place op on a private-format tensor reads its storage into
+    scratch and lays the result back; an input read twice is read once."""
+    a = npu_format_cast(torch.randn(20, 40).npu(), Format.FRACTAL_NZ)
+    b = torch.randn(20, 40).npu()
+    expected = a.cpu() + a.cpu()
+    events: list[dict] = []
+    _C._set_format_trace(events.append)
+    try:
+        a.add_(b); line_inplace = _line()
+        c = a + a; line_twice = _line()
+    finally:
+        _C._set_format_trace(None)
+    torch.testing.assert_close(c.cpu(), expected + 2 * b.cpu())
+    inside = [(e["from"], e["to"], e["param"]) for e in events if e["event"] == "entry_cast"]
+    assert inside[:2] == [("FRACTAL_NZ", "ND", "self"), ("ND", "FRACTAL_NZ", "self")], inside
+    assert [i for i in inside[2:] if i[1] == "ND"] == [("FRACTAL_NZ", "ND", "self")], "one read for a + a"
+    assert line_twice > line_inplace
+
+
+def test_trace_of_a_training_cnn_repeats_its_entry_conversions_each_step(tmp_path):
+    """A CNN with an NC1HWC0 input, a FRACTAL_Z conv weight and an NZ linear
+    weight, two training steps: each step makes the same conversions inside
+    entries, each on one of those tensors (by format and logical shape), and
+    the weights' storages stay private."""
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(3, 4, 3, padding=1).npu()
+    lin = torch.nn.Linear(4 * 6 * 6, 5).npu()
+    conv.weight.data = npu_format_cast(conv.weight.data, Format.FRACTAL_Z)
+    lin.weight.data = npu_format_cast(lin.weight.data, Format.FRACTAL_NZ)
+    opt = torch.optim.SGD([*conv.parameters(), *lin.parameters()], lr=0.01)
+    x = npu_format_cast(torch.randn(2, 3, 6, 6).npu(), Format.NC1HWC0)
+    private = {("NC1HWC0", (2, 3, 6, 6)), ("FRACTAL_Z", (4, 3, 3, 3)), ("FRACTAL_NZ", (5, 144))}
+    per_step = []
+    with debug.tracing(tmp_path / "cnn.jsonl") as path:
+        for _ in range(2):
+            before = len(_events(path))
+            opt.zero_grad()
+            lin(torch.relu(conv(x)).flatten(1)).square().sum().backward()
+            opt.step()
+            torch.npu.synchronize()
+            per_step.append([e for e in _events(path)[before:] if e["event"] == "entry_cast"])
+    first, second = ([(e["entry"], e["param"], e["from"], e["to"]) for e in step] for step in per_step)
+    assert first and first == second
+    for e in per_step[0]:
+        fmt = e["to"] if e["from"] in ("ND", "NCHW") else e["from"]
+        assert (fmt, tuple(e["shape"])) in private, e
+    seen = {(e["from"], tuple(e["shape"])) for e in per_step[0]}
+    assert private <= seen, "every private-format tensor is read inside an entry"
+    assert debug.describe(lin.weight).splitlines()[0].find("FRACTAL_NZ") >= 0
