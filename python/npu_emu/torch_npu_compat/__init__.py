@@ -36,3 +36,4 @@ from npu_emu.npu.utils import (  # noqa: E402,F401  (torch_npu's top-level alias
 from npu_emu.npu.hardware_only import super_kernel_scope_begin, super_kernel_scope_end  # noqa: E402,F401
 from npu_emu.torch_npu_compat.fused_ops import *  # noqa: E402,F401,F403  (torch_npu fused LLM ops)
 from npu_emu.torch_npu_compat.fused_simple import *  # noqa: E402,F401,F403
+from npu_emu.torch_npu_compat import profiler  # noqa: E402,F401  (torch_npu.profiler)
