@@ -156,7 +156,7 @@ class Session final : public libkineto::IActivityProfilerSession {
       activity->resource = tracks_.at(std::make_pair(r.device, r.stream));
       activity->threadId = activity->resource;
       const uint64_t correlation = correlation_of(r.submit_tid, r.submit_ns);
-      if (correlation != 0) activity->linked = linked_activity(static_cast<int32_t>(correlation));
+      if (correlation != 0) activity->linked = linked(linked_activity, correlation);
       activity->addMetadataQuoted("kind", task_kind(r));
       activity->addMetadataQuoted("stream", fmt::format("0x{:x}", r.stream));
       activity->addMetadata("seq", r.seq);
@@ -168,6 +168,26 @@ class Session final : public libkineto::IActivityProfilerSession {
       activity->log(logger);
       buffer_->activities.push_back(std::move(activity));
     }
+  }
+
+  // The CPU op of `correlation`: kineto's own activity when it has one,
+  // else a stand-in carrying the id (all PyTorch reads of a device
+  // activity's link is the correlation id, which puts the task under its op
+  // in key_averages). Stand-ins live in the buffer, so as long as the trace,
+  // and are not logged.
+  const libkineto::ITraceActivity* linked(const libkineto::getLinkedActivityCallback& kineto_activity,
+                                          uint64_t correlation) {
+    if (const libkineto::ITraceActivity* cpu_op = kineto_activity(static_cast<int32_t>(correlation))) {
+      return cpu_op;
+    }
+    auto& stand_in = stand_ins_[correlation];
+    if (stand_in == nullptr) {
+      auto op = std::make_unique<libkineto::GenericTraceActivity>(buffer_->span, ActivityType::CPU_OP, "cpu op");
+      op->id = static_cast<int32_t>(correlation);
+      stand_in = op.get();
+      buffer_->activities.push_back(std::move(op));
+    }
+    return stand_in;
   }
 
   std::unique_ptr<libkineto::DeviceInfo> getDeviceInfo() override {
@@ -238,6 +258,7 @@ class Session final : public libkineto::IActivityProfilerSession {
   std::map<std::pair<int32_t, uint64_t>, int32_t> tracks_;  // (device, stream) -> track id from 1
   std::map<int32_t, int32_t> streams_per_device_;
   std::unique_ptr<libkineto::CpuTraceBuffer> buffer_;
+  std::unordered_map<uint64_t, const libkineto::GenericTraceActivity*> stand_ins_;
   mutable std::mutex correlation_mutex_;
   std::unordered_map<int64_t, ThreadCorrelations> correlations_;
 };

@@ -117,5 +117,5 @@ def test_profiles_run_one_after_another_and_alongside_npu_emu_profiler(tmp_path)
         path = tmp_path / "t.json"
         prof.export_chrome_trace(str(path))
         kernels = [e["name"] for e in _device_events(json.loads(path.read_text())) if e["args"]["kind"] == "kernel"]
-        assert kernels == ["aclnnMuls", "aclnnAbs"] or kernels == ["aclnnMul", "aclnnAbs"]
+        assert len(kernels) == 2 and kernels[1] == "aclnnAbs"
         assert ours.kernel_names() == kernels, "both profilers see every task"
