@@ -67,6 +67,14 @@ def test_experimental_config_rejects_bad_settings(kwargs, message):
         tnp._ExperimentalConfig(**kwargs)
 
 
+def test_schedule_takes_torch_npu_arguments():
+    steps = tnp.schedule(1, 2)  # wait, active; warmup defaults to 0 as in torch_npu
+    assert [steps(i) for i in range(3)] == [tnp.ProfilerAction.NONE, tnp.ProfilerAction.RECORD,
+                                            tnp.ProfilerAction.RECORD_AND_SAVE]
+    with pytest.raises(ValueError, match="active must be an int >= 1"):
+        tnp.schedule(wait=0, active=0)
+
+
 def test_what_npu_emu_cannot_do_says_so():
     with pytest.raises(NotImplementedError, match="export_type 'db'"):
         tnp._ExperimentalConfig(export_type=tnp.ExportType.Db)

@@ -44,12 +44,25 @@ from npu_emu.torch_npu_compat.profiler_config import (
 # PyTorch's enum: with the backend named "npu", PrivateUse1 is spelled NPU.
 ProfilerActivity = _tp.ProfilerActivity
 ProfilerAction = _tp.ProfilerAction
-schedule = _tp.schedule
 _KinetoProfile = _tp._KinetoProfile
 
 __all__ = ["profile", "ProfilerActivity", "supported_activities", "tensorboard_trace_handler", "schedule",
            "ProfilerAction", "_ExperimentalConfig", "supported_profiler_level", "supported_ai_core_metrics",
            "supported_export_type", "ProfilerLevel", "AiCMetrics", "ExportType", "HostSystem"]
+
+
+def schedule(wait: int, active: int, warmup: int = 0, repeat: int = 0, skip_first: int = 0,
+             skip_first_wait: int = 0) -> Callable[[int], Any]:
+    """torch_npu's Schedule signature (warmup optional, positional order
+    wait, active, warmup, ...) over torch.profiler.schedule. Bad values raise
+    (torch_npu warns and resets them)."""
+    for name, value, least in (("wait", wait, 0), ("active", active, 1), ("warmup", warmup, 0),
+                               ("repeat", repeat, 0), ("skip_first", skip_first, 0),
+                               ("skip_first_wait", skip_first_wait, 0)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise ValueError(f"torch_npu.profiler.schedule: {name} must be an int >= {least}, got {value!r}")
+    return _tp.schedule(wait=wait, warmup=warmup, active=active, repeat=repeat, skip_first=skip_first,
+                        skip_first_wait=skip_first_wait)
 
 
 def supported_activities() -> set:
