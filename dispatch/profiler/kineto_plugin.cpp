@@ -171,10 +171,10 @@ class Session final : public libkineto::IActivityProfilerSession {
   }
 
   // The CPU op of `correlation`: kineto's own activity when it has one,
-  // else a stand-in carrying the id (all PyTorch reads of a device
-  // activity's link is the correlation id, which puts the task under its op
-  // in key_averages). Stand-ins live in the buffer, so as long as the trace,
-  // and are not logged.
+  // else a stand-in carrying the id (PyTorch reads only the correlation id
+  // of a device activity's link: it puts the task under its op in
+  // key_averages). Stand-ins live in the buffer, as long as the trace, and
+  // are not logged.
   const libkineto::ITraceActivity* linked(const libkineto::getLinkedActivityCallback& kineto_activity,
                                           uint64_t correlation) {
     if (const libkineto::ITraceActivity* cpu_op = kineto_activity(static_cast<int32_t>(correlation))) {
