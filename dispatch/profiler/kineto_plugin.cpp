@@ -263,11 +263,11 @@ class Session final : public libkineto::IActivityProfilerSession {
   std::unordered_map<int64_t, ThreadCorrelations> correlations_;
 };
 
-// The activity types torch asks for with ProfilerActivity.PrivateUse1; a
-// CPU-only profile configures this plugin too and gets an idle session.
+// What torch asks for only with ProfilerActivity.PrivateUse1 (a CPU-only
+// profile configures this plugin too, with kineto's default device types,
+// and gets an idle session).
 bool wants_device(const std::set<ActivityType>& types) {
-  for (const ActivityType t : {ActivityType::CONCURRENT_KERNEL, ActivityType::GPU_MEMCPY, ActivityType::GPU_MEMSET,
-                               ActivityType::PRIVATEUSE1_RUNTIME, ActivityType::PRIVATEUSE1_DRIVER}) {
+  for (const ActivityType t : {ActivityType::PRIVATEUSE1_RUNTIME, ActivityType::PRIVATEUSE1_DRIVER}) {
     if (types.count(t) != 0) return true;
   }
   return false;
