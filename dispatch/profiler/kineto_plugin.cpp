@@ -263,14 +263,11 @@ class Session final : public libkineto::IActivityProfilerSession {
   std::unordered_map<int64_t, ThreadCorrelations> correlations_;
 };
 
-// What torch asks for only with ProfilerActivity.PrivateUse1 (a CPU-only
-// profile configures this plugin too, with kineto's default device types,
-// and gets an idle session).
+// Device kernels are asked for only with ProfilerActivity.PrivateUse1 (or
+// CUDA); a CPU-only profile configures this plugin too, with the host-side
+// PRIVATEUSE1_RUNTIME/DRIVER types among the CPU ones, and gets an idle session.
 bool wants_device(const std::set<ActivityType>& types) {
-  for (const ActivityType t : {ActivityType::PRIVATEUSE1_RUNTIME, ActivityType::PRIVATEUSE1_DRIVER}) {
-    if (types.count(t) != 0) return true;
-  }
-  return false;
+  return types.count(ActivityType::CONCURRENT_KERNEL) != 0;
 }
 
 class NpuEmuActivityProfiler final : public libkineto::IActivityProfiler {
