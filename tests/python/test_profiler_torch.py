@@ -95,6 +95,18 @@ def test_kernels_link_to_their_aten_ops_and_give_device_time():
     assert "aclnnRelu" in table
 
 
+def test_cpu_only_profile_has_no_device_events(tmp_path):
+    x = torch.randn(8, 8).npu()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        (x + 1).relu()
+        torch.npu.synchronize()
+    path = tmp_path / "cpu.json"
+    prof.export_chrome_trace(str(path))
+    trace = json.loads(path.read_text())
+    assert any(e.get("name") == "aten::relu" for e in trace["traceEvents"])
+    assert _device_events(trace) == []
+
+
 def test_profiles_run_one_after_another_and_alongside_npu_emu_profiler(tmp_path):
     import npu_emu.profiler
 
