@@ -1,12 +1,14 @@
 #include "emulator/format_scope.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "acl/acl_emu_profiling.h"
 #include "device_model/storage_desc.h"
 #include "emulator/acl_error.h"
 #include "kernels/format/format_transform.h"
@@ -29,7 +31,32 @@ struct Staged {
   std::size_t bytes = 0;  // of scratch: the base-format values
   bool read = false;   // an input views it: fill scratch before the body
   bool write = false;  // an output views it: lay scratch back after the body
+  std::string param;   // the first parameter that staged it, for the hook
 };
+
+// The NPU_EMU_TRACE=formats hook (aclemuSetFormatStageHook): null when off.
+std::atomic<aclemuFormatStageHook> g_stage_hook{nullptr};
+
+// Tells the hook about each conversion the task will make (scratch filled
+// from a private storage, scratch laid into one).
+void report(aclemuFormatStageHook hook, const char* entry, const Staged& s) {
+  const int64_t storage_bytes =
+      s.desc.storage_numel() * static_cast<int64_t>(model::itemsize(s.desc.dtype));
+  for (const bool to_storage : {false, true}) {
+    if (!(to_storage ? s.write : s.read)) continue;
+    aclemuFormatStage stage{};
+    stage.entry = entry;
+    stage.param = s.param.c_str();
+    stage.to_storage = to_storage ? 1 : 0;
+    stage.private_format = static_cast<int32_t>(s.desc.npu_format);
+    stage.base_format = static_cast<int32_t>(s.desc.origin_format);
+    stage.data_type = static_cast<int32_t>(s.desc.dtype);  // DType's values are aclDataType's
+    stage.dims = s.desc.base_sizes.data();
+    stage.dim_num = s.desc.base_sizes.size();
+    stage.bytes = storage_bytes + static_cast<int64_t>(s.bytes);
+    hook(&stage);
+  }
+}
 
 }  // namespace
 
@@ -107,6 +134,7 @@ aclTensor* FormatScope::stage(const aclTensor& t, const char* name, bool output)
     s.bytes = static_cast<std::size_t>(desc.base_numel()) * model::itemsize(t.dtype);
     s.scratch.reset(new unsigned char[std::max<std::size_t>(s.bytes, 1)]);  // filled or zeroed by the task
     s.desc = std::move(desc);
+    s.param = name;
     staged = &state_->staged.emplace_back(std::move(s));
   }
   (output ? staged->write : staged->read) = true;
@@ -156,6 +184,10 @@ const aclTensorList* FormatScope::substitute(const ListIn& p) {
 
 TaskBody FormatScope::wrap(TaskBody body) {
   if (!state_) return body;
+  // Reported here, once the entry has accepted every parameter.
+  if (const aclemuFormatStageHook hook = g_stage_hook.load(std::memory_order_acquire)) {
+    for (const Staged& s : state_->staged) report(hook, entry_, s);
+  }
   // Larger than a TaskBody's inline room: the rare private-format launch
   // pays one allocation.
   return [state = state_, body = std::move(body)]() mutable {
@@ -166,3 +198,7 @@ TaskBody FormatScope::wrap(TaskBody body) {
 }
 
 }  // namespace npu::emu
+
+extern "C" ACL_FUNC_VISIBILITY void aclemuSetFormatStageHook(aclemuFormatStageHook hook) {
+  npu::emu::g_stage_hook.store(hook, std::memory_order_release);
+}

@@ -1,6 +1,7 @@
-// Task records for the profiler (see task_recorder.h) and the C entry points
-// npu_emu.profiler reads them with (ctypes, not the driver table: they are an
-// emulator-only facility with no ACL counterpart).
+// Task records for the profilers (see task_recorder.h) and the C entry points
+// they read them with (include/acl/acl_emu_profiling.h): npu_emu.profiler
+// through ctypes, the torch.profiler plugin (dispatch/profiler/) through
+// dispatch/driver/optional_symbol.h.
 
 #include "emulator/task_recorder.h"
 
@@ -9,30 +10,13 @@
 
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <mutex>
 #include <utility>
 #include <vector>
 
-#include "acl/acl_base.h"
+#include "acl/acl_emu_profiling.h"
 #include "emulator/stream.h"
-
-extern "C" {
-// One finished task, as npu_emu/profiler/_native.py declares it. Times are
-// std::chrono::steady_clock (CLOCK_MONOTONIC) nanoseconds, Python's
-// time.monotonic_ns(); thread ids are kernel ids (threading.get_native_id()).
-struct aclemuTaskRecord {
-  const char* name;     // a string literal of the emulator: valid for the process
-  uint64_t seq;         // submit order across all streams, from 1 since the last enable
-  uint64_t stream;      // the Stream's address: what aclrtStream handles are
-  int32_t device;
-  uint32_t flags;       // 1: kernel, 2: may block (event wait), 4: failed
-  int64_t submit_ns;
-  int64_t start_ns;
-  int64_t end_ns;
-  int64_t submit_tid;   // the thread that launched it
-  int64_t run_tid;      // the thread that ran it (a stream worker, or the launcher)
-};
-}
 
 namespace npu::emu::task_recorder {
 
@@ -41,7 +25,12 @@ std::atomic<bool> g_enabled{false};
 namespace {
 
 std::mutex g_mutex;
-std::vector<aclemuTaskRecord> g_records;  // guarded by g_mutex
+// Each open subscription's records (guarded by g_mutex); recording runs while
+// any is open.
+std::map<int, std::vector<aclemuTaskRecord>> g_subscriptions;
+int g_next_handle = 1;
+// The subscription of the single-consumer entry points (Enable/Take), 0: none.
+int g_legacy_handle = 0;
 std::atomic<uint64_t> g_seq{0};
 
 int64_t now_ns() {
@@ -67,7 +56,7 @@ struct Recorded {
         r.end_ns = now_ns();
         if (!ok) r.flags |= 4u;
         const std::lock_guard<std::mutex> lock(g_mutex);
-        g_records.push_back(r);
+        for (auto& [handle, records] : g_subscriptions) records.push_back(r);
       }
     } finish{record};
     body();
@@ -93,27 +82,66 @@ void instrument(Task& task, const Stream& stream) {
 
 namespace rec = npu::emu::task_recorder;
 
-extern "C" {
+namespace {
 
-// Switches recording on (clearing earlier records and the sequence) or off.
-ACL_FUNC_VISIBILITY void aclemuTaskRecorderEnable(int on) {
-  if (on != 0) {
-    const std::lock_guard<std::mutex> lock(rec::g_mutex);
-    rec::g_records.clear();
-    rec::g_seq.store(0, std::memory_order_relaxed);
-  }
-  rec::g_enabled.store(on != 0, std::memory_order_relaxed);
+// Callers hold rec::g_mutex.
+int open_locked() {
+  // The sequence restarts with the first subscription of a quiet recorder.
+  if (rec::g_subscriptions.empty()) rec::g_seq.store(0, std::memory_order_relaxed);
+  const int handle = rec::g_next_handle++;
+  rec::g_subscriptions.emplace(handle, std::vector<aclemuTaskRecord>{});
+  rec::g_enabled.store(true, std::memory_order_relaxed);
+  return handle;
 }
 
-// Moves up to `capacity` finished records into `out` (oldest first) and
-// returns how many; with out == nullptr returns how many are waiting.
+void close_locked(int handle) {
+  rec::g_subscriptions.erase(handle);
+  rec::g_enabled.store(!rec::g_subscriptions.empty(), std::memory_order_relaxed);
+}
+
+size_t take_locked(int handle, aclemuTaskRecord* out, size_t capacity) {
+  const auto it = rec::g_subscriptions.find(handle);
+  if (it == rec::g_subscriptions.end()) return 0;
+  std::vector<aclemuTaskRecord>& records = it->second;
+  if (out == nullptr) return records.size();
+  const size_t n = capacity < records.size() ? capacity : records.size();
+  for (size_t i = 0; i < n; ++i) out[i] = records[i];
+  records.erase(records.begin(), records.begin() + static_cast<std::ptrdiff_t>(n));
+  return n;
+}
+
+}  // namespace
+
+extern "C" {
+
+ACL_FUNC_VISIBILITY int aclemuTaskRecorderOpen(void) {
+  const std::lock_guard<std::mutex> lock(rec::g_mutex);
+  return open_locked();
+}
+
+ACL_FUNC_VISIBILITY size_t aclemuTaskRecorderTakeFrom(int handle, aclemuTaskRecord* out, size_t capacity) {
+  const std::lock_guard<std::mutex> lock(rec::g_mutex);
+  return take_locked(handle, out, capacity);
+}
+
+ACL_FUNC_VISIBILITY void aclemuTaskRecorderClose(int handle) {
+  const std::lock_guard<std::mutex> lock(rec::g_mutex);
+  close_locked(handle);
+}
+
+// The single-consumer form npu_emu.profiler uses: on (re)opens its
+// subscription (dropping earlier records), off closes it.
+ACL_FUNC_VISIBILITY void aclemuTaskRecorderEnable(int on) {
+  const std::lock_guard<std::mutex> lock(rec::g_mutex);
+  if (rec::g_legacy_handle != 0) close_locked(rec::g_legacy_handle);
+  rec::g_legacy_handle = on != 0 ? open_locked() : 0;
+}
+
+// Moves up to `capacity` of that subscription's records into `out` (oldest
+// first) and returns how many; with out == nullptr returns how many are waiting.
 ACL_FUNC_VISIBILITY size_t aclemuTaskRecorderTake(aclemuTaskRecord* out, size_t capacity) {
   const std::lock_guard<std::mutex> lock(rec::g_mutex);
-  if (out == nullptr) return rec::g_records.size();
-  const size_t n = capacity < rec::g_records.size() ? capacity : rec::g_records.size();
-  for (size_t i = 0; i < n; ++i) out[i] = rec::g_records[i];
-  rec::g_records.erase(rec::g_records.begin(), rec::g_records.begin() + static_cast<std::ptrdiff_t>(n));
-  return n;
+  return take_locked(rec::g_legacy_handle, out, capacity);
 }
 
 }  // extern "C"

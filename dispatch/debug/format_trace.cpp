@@ -6,6 +6,9 @@
 #include <ATen/record_function.h>
 #include <torch/csrc/utils/pybind.h>
 
+#include "acl/acl_emu_profiling.h"
+#include "device_model/dtype.h"
+#include "dispatch/driver/optional_symbol.h"
 #include "dispatch/format/storage_format.h"
 
 namespace py = pybind11;
@@ -42,12 +45,22 @@ Sink& sink() {
   return *s;
 }
 
+void entry_cast(const aclemuFormatStage* stage);
+
+// The emulator's report of the conversions its aclnn entries make through
+// base-format scratch (NPU=emu only: real CANN has no such hook).
+void set_stage_hook(aclemuFormatStageHook hook) {
+  const auto set = driver::optional_function<decltype(&aclemuSetFormatStageHook)>("aclemuSetFormatStageHook");
+  if (set != nullptr) set(hook);
+}
+
 // Called with the GIL held (from Python).
 void set_sink(const py::object& callback) {
   Sink& s = sink();
   const std::lock_guard<std::mutex> lock(s.mutex);
   if (callback.is_none()) {
     g_formats_on.store(false);
+    set_stage_hook(nullptr);
     if (s.observer) at::removeCallback(*s.observer);
     s.observer.reset();
     s.callback.reset();
@@ -61,6 +74,7 @@ void set_sink(const py::object& callback) {
             .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
   }
   g_formats_on.store(true);
+  set_stage_hook(&entry_cast);
 }
 
 void emit(py::dict event) {
@@ -113,6 +127,36 @@ py::list npu_tensors(const torch::jit::Stack& stack, int64_t& bytes) {
     }
   }
   return out;
+}
+
+std::string format_label(int32_t acl_format) {
+  const std::optional<model::Format> f = model::format_from_acl(acl_format);
+  return f ? std::string(model::format_name(*f)) : std::to_string(acl_format);
+}
+
+// "entry_cast": a private-format parameter an aclnn entry computes on through
+// base-format scratch (to_storage 0: its storage read into scratch; 1: the
+// output's scratch laid into its storage). Called by the emulator on the
+// launching thread while the entry's op runs; must not throw into it.
+void entry_cast(const aclemuFormatStage* stage) {
+  try {
+    py::gil_scoped_acquire gil;
+    const std::string private_format = format_label(stage->private_format);
+    const std::string base_format = format_label(stage->base_format);
+    const std::optional<model::DType> dtype = model::dtype_from_acl(stage->data_type);
+    py::dict e;
+    e["event"] = "entry_cast";
+    e["entry"] = std::string(stage->entry);
+    e["param"] = std::string(stage->param);
+    e["from"] = stage->to_storage != 0 ? base_format : private_format;
+    e["to"] = stage->to_storage != 0 ? private_format : base_format;
+    e["shape"] = std::vector<int64_t>(stage->dims, stage->dims + stage->dim_num);
+    e["dtype"] = dtype ? std::string(model::dtype_name(*dtype)) : std::to_string(stage->data_type);
+    e["bytes"] = stage->bytes;
+    emit(std::move(e));
+  } catch (const std::exception& ex) {
+    TORCH_WARN("npu_emu format trace: an entry cast was not recorded: ", ex.what());
+  }
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "dispatch/driver/acl_driver.h"
+#include "dispatch/driver/optional_symbol.h"
 
 #include <dlfcn.h>
 
@@ -170,6 +171,15 @@ bool has_op(std::string_view name) {
   NPU_ACLNN_OPS(NPU_HAS_OP)
 #undef NPU_HAS_OP
   return false;
+}
+
+void* optional_symbol(const char* name) {
+  Registry& r = registry();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  for (void* h : r.handles) {
+    if (void* p = dlsym(h, name)) return p;
+  }
+  return nullptr;
 }
 
 }  // namespace npu::driver

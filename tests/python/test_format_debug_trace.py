@@ -104,3 +104,87 @@ def test_backward_casts_name_the_autograd_node(tmp_path):
         "(test_backward_casts_name_the_autograd_node)"
     assert "MulBackward0" in casts[1]["op"]
     assert all(e["decided_by"] == "base-format copy" for e in casts)
+
+
+def test_trace_lists_the_conversions_inside_aclnn_entries(tmp_path):
+    """small_cnn_step's conv reads NC1HWC0 and FRACTAL_Z natively (no
+    conversion inside its entry); a relu on the NC1HWC0 tensor is computed
+    through base-format scratch: exactly one conversion, at its line."""
+    x_cpu, w_cpu = torch.randn(2, 3, 6, 6), torch.randn(4, 3, 3, 3)
+    with debug.tracing(tmp_path / "t.jsonl") as path:
+        small_cnn_step(x_cpu, w_cpu)
+        x = npu_format_cast(x_cpu.npu(), Format.NC1HWC0)
+        r = torch.relu(x); relu_line = _line()
+    torch.testing.assert_close(r.cpu(), torch.relu(x_cpu))
+    events = _events(path)
+    inside = [e for e in events if e["event"] == "entry_cast"]
+    site = f"{__file__}:{relu_line} (test_trace_lists_the_conversions_inside_aclnn_entries)"
+    assert [(e["entry"], e["from"], e["to"], e["shape"], e["site"]) for e in inside] == [
+        ("aclnnRelu", "NC1HWC0", "NCHW", [2, 3, 6, 6], site)]
+    assert inside[0]["op"] == "aten::relu" and inside[0]["dtype"] == "float32"
+    # Bytes read and written: the padded storage and the base-format values.
+    assert inside[0]["bytes"] == 2 * 1 * 36 * 16 * 4 + 2 * 3 * 36 * 4
+    summary = trace_report.summarize(events)
+    assert summary.entry_casts == 1, "counted apart from the casts"
+    assert "1 conversions inside aclnn entries" in trace_report.report_text(summary)
+
+
+def test_entry_conversions_in_place_write_back_and_outputs():
+    """An in-place op on a private-format tensor reads its storage into
+    scratch and lays the result back; an input read twice is read once."""
+    a = npu_format_cast(torch.randn(20, 40).npu(), Format.FRACTAL_NZ)
+    b = torch.randn(20, 40).npu()
+    expected = a.cpu() + a.cpu()
+    events: list[dict] = []
+    _C._set_format_trace(events.append)
+    try:
+        a.add_(b); line_inplace = _line()
+        c = a + a; line_twice = _line()
+    finally:
+        _C._set_format_trace(None)
+    torch.testing.assert_close(c.cpu(), expected + 2 * b.cpu())
+    inside = [(e["from"], e["to"], e["param"]) for e in events if e["event"] == "entry_cast"]
+    assert inside[:2] == [("FRACTAL_NZ", "ND", "self"), ("ND", "FRACTAL_NZ", "self")], inside
+    assert [i for i in inside[2:] if i[1] == "ND"] == [("FRACTAL_NZ", "ND", "self")], "one read for a + a"
+    assert line_twice > line_inplace
+
+
+def test_trace_of_a_training_cnn_repeats_its_entry_conversions_each_step():
+    """A CNN with an NC1HWC0 input, a FRACTAL_Z conv weight and an NZ linear
+    weight, two training steps: each step makes the same conversions inside
+    entries, each on one of those tensors (by format and logical shape), and
+    the weights' storages stay private."""
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(3, 4, 3, padding=1).npu()
+    lin = torch.nn.Linear(4 * 6 * 6, 5).npu()
+    conv.weight.data = npu_format_cast(conv.weight.data, Format.FRACTAL_Z)
+    lin.weight.data = npu_format_cast(lin.weight.data, Format.FRACTAL_NZ)
+    opt = torch.optim.SGD([*conv.parameters(), *lin.parameters()], lr=0.01)
+    x = npu_format_cast(torch.randn(2, 3, 6, 6).npu(), Format.NC1HWC0)
+    private = {("NC1HWC0", (2, 3, 6, 6)), ("FRACTAL_Z", (4, 3, 3, 3)), ("FRACTAL_NZ", (5, 144))}
+    per_step = []
+    events: list[dict] = []
+    _C._set_format_trace(events.append)
+    try:
+        for _ in range(2):
+            before = len(events)
+            opt.zero_grad()
+            lin(conv(torch.relu(x)).flatten(1)).square().sum().backward()
+            opt.step()
+            torch.npu.synchronize()
+            per_step.append([e for e in events[before:] if e["event"] == "entry_cast"])
+    finally:
+        _C._set_format_trace(None)
+    first, second = ([(e["entry"], e["param"], e["from"], e["to"]) for e in step] for step in per_step)
+    assert first and first == second
+    for e in per_step[0]:
+        fmt = e["to"] if e["from"] in ("ND", "NCHW") else e["from"]
+        assert (fmt, tuple(e["shape"])) in private, e
+    # Conv and linear read their private weights natively: the relu on the
+    # NC1HWC0 input converts it, and SGD's in-place update of each private
+    # weight reads it into scratch and lays the result back.
+    assert [(e["entry"], e["from"], e["to"]) for e in per_step[0]] == [
+        ("aclnnRelu", "NC1HWC0", "NCHW"),
+        ("aclnnAdd", "FRACTAL_Z", "NCHW"), ("aclnnAdd", "NCHW", "FRACTAL_Z"),
+        ("aclnnAdd", "FRACTAL_NZ", "ND"), ("aclnnAdd", "ND", "FRACTAL_NZ")]
+    assert npu_emu.formats.get_npu_format(lin.weight) == Format.FRACTAL_NZ

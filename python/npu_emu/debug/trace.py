@@ -5,14 +5,18 @@ The dispatch layer hands events to `_write` only while a trace is on (one
 relaxed atomic load per format cast or fallback otherwise; nothing on the
 launch path). Each line carries `v` (schema version), `seq`, `ts_ns`
 (time.monotonic_ns), `thread`, `event` ("cast", "copy", "relabel",
-"create", "fallback"), `op` (the outermost aten op or autograd node running
+"create", "fallback", "entry_cast"), `op` (the outermost aten op or autograd node running
 on the thread, "" when none) and `op_stack`, `site` / `stack` (the innermost
 Python frames outside torch and npu_emu; empty in autograd's backward
 threads, where `op` names the backward node), and the event's own fields:
 cast/copy/relabel: `from`, `to`, `shape`, `dtype`, `bytes`, `reason`,
 `decided_by`; create: `tensor`, `reason`, `decided_by`; fallback:
 `fallback_op`, `inputs`, `outputs` (shape, dtype, format, storage_shape of
-each npu tensor), `bytes` (to the CPU and back). A later timeline can read
+each npu tensor), `bytes` (to the CPU and back); entry_cast (a conversion an
+aclnn entry of the emulator makes inside the op: a private-format parameter
+read into base-format scratch, or an output's scratch laid into its private
+storage; NPU=emu only): `entry`, `param`, `from`, `to`, `shape` (logical),
+`dtype`, `bytes`. A later timeline can read
 the same lines: they are timestamped and carry their thread.
 """
 

@@ -12,6 +12,9 @@ from pathlib import Path
 # Events that move data between formats; "relabel" (base to base, in place)
 # moves nothing and "create" is a format decision, not a cast.
 CAST_EVENTS = ("cast", "copy")
+# A private-format parameter an aclnn entry of the emulator computes on
+# through base-format scratch: a conversion inside the op, counted apart.
+ENTRY_CAST = "entry_cast"
 
 
 @dataclass
@@ -29,6 +32,10 @@ class TraceSummary:
     bytes_by_site: Counter = field(default_factory=Counter)
     fallbacks_by_op: Counter = field(default_factory=Counter)
     fallbacks_by_site: Counter = field(default_factory=Counter)
+    entry_casts: int = 0
+    entry_cast_bytes: int = 0
+    entry_casts_by_entry: Counter = field(default_factory=Counter)
+    entry_casts_by_site: Counter = field(default_factory=Counter)
 
 
 def _site(e: dict) -> str:
@@ -68,6 +75,11 @@ def summarize(events: list[dict]) -> TraceSummary:
             s.fallback_bytes += int(e.get("bytes", 0))
             s.fallbacks_by_op[e.get("fallback_op", "?")] += 1
             s.fallbacks_by_site[_site(e)] += 1
+        elif kind == ENTRY_CAST:
+            s.entry_casts += 1
+            s.entry_cast_bytes += int(e.get("bytes", 0))
+            s.entry_casts_by_entry[f"{e.get('entry')} {e.get('param')}: {e.get('from')} -> {e.get('to')}"] += 1
+            s.entry_casts_by_site[_site(e)] += 1
         elif kind == "relabel":
             s.relabels += 1
         elif kind == "create":
@@ -106,6 +118,13 @@ def report_text(s: TraceSummary, *, top: int = 10, steps: int = 1) -> str:
     lines += _table("casts per op:", s.casts_by_op, s.casts, top, steps)
     lines += _table("casts per call site:", s.casts_by_site, s.casts, top, steps)
     lines += _table("casts per format pair:", s.casts_by_pair, s.casts, top, steps)
+    if s.entry_casts:
+        lines.append(f"{s.entry_casts} conversions inside aclnn entries (base-format scratch), "
+                     f"{_mib(s.entry_cast_bytes)} moved")
+    lines += _table("conversions inside aclnn entries, per entry and parameter:", s.entry_casts_by_entry,
+                    s.entry_casts, top, steps)
+    lines += _table("conversions inside aclnn entries, per call site:", s.entry_casts_by_site, s.entry_casts,
+                    top, steps)
     lines += _table("CPU fallbacks per op:", s.fallbacks_by_op, s.fallbacks, top, steps)
     lines += _table("CPU fallbacks per call site:", s.fallbacks_by_site, s.fallbacks, top, steps)
     return "\n".join(lines)

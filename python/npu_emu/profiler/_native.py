@@ -10,7 +10,7 @@ from npu_emu import _backend
 
 
 class TaskRecord(ctypes.Structure):
-    # The layout of aclemuTaskRecord in emulator/task_recorder.cpp.
+    # The layout of aclemuTaskRecord in include/acl/acl_emu_profiling.h.
     _fields_ = [
         ("name", ctypes.c_char_p),
         ("seq", ctypes.c_uint64),

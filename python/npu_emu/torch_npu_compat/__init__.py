@@ -37,3 +37,4 @@ from npu_emu.npu.hardware_only import super_kernel_scope_begin, super_kernel_sco
 from npu_emu.torch_npu_compat.fused_ops import *  # noqa: E402,F401,F403  (torch_npu fused LLM ops)
 from npu_emu.torch_npu_compat.fused_simple import *  # noqa: E402,F401,F403
 from npu_emu.torch_npu_compat import _transfer_env  # noqa: E402,F401  (TORCH_TRANSFER_TO_NPU=1)
+from npu_emu.torch_npu_compat import profiler  # noqa: E402,F401  (torch_npu.profiler)
