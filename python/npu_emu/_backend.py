@@ -52,6 +52,9 @@ def activate(mode: str | None = None) -> str:
     from npu_emu import distributed
 
     distributed.install()
+    from npu_emu import process_sharing
+
+    process_sharing.install()
     _active_mode = mode
     from npu_emu import sanitizer  # NPU_EMU_SANITIZE=streams: the stream race detector
 
