@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -67,7 +68,12 @@ std::size_t log2_floor(std::size_t v) {
 
 void parse_max_split(AllocatorConfig& cfg, const std::string& key, const std::string& value) {
   const auto mb = parse_uint(value);
-  if (!mb || *mb <= kMinMaxSplitMb) bad_value(key, value, "an integer number of MiB greater than 20");
+  // Above kMaxMaxSplitMb the size in bytes does not fit in 64 bits (it
+  // wrapped to a tiny or zero limit before).
+  constexpr std::size_t kMaxMaxSplitMb = std::numeric_limits<std::size_t>::max() / kMiB;
+  if (!mb || *mb <= kMinMaxSplitMb || *mb > kMaxMaxSplitMb) {
+    bad_value(key, value, "an integer number of MiB greater than 20 and at most " + std::to_string(kMaxMaxSplitMb));
+  }
   cfg.max_split_size = *mb * kMiB;
 }
 
