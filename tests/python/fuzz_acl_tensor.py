@@ -152,9 +152,10 @@ def copy_into_plain(handle, dims, strides, offset, acl_dtype, fmt, storage, data
     if status != 0:
         assert recent_error(), f"status {status} without a message"
         return
-    inside = (valid_view and data == "buffer" and acl_dtype in ACL_DTYPES and fmt in BASE_FORMATS
-              and extent(dims, strides, offset) <= BUFFER_ELEMENTS)
-    assert inside, (f"aclnnInplaceCopy accepted a source it cannot read correctly: dims {dims}, strides {strides}, "
-                    f"offset {offset}, dtype {acl_dtype}, format {fmt}, storage {storage}, data {data}")
+    readable = valid_view and (data == "buffer" or 0 in dims) and extent(dims, strides, offset) <= BUFFER_ELEMENTS
+    assert readable, (f"aclnnInplaceCopy accepted a source it cannot read: dims {dims}, strides {strides}, "
+                      f"offset {offset}, dtype {acl_dtype}, format {fmt}, storage {storage}, data {data}")
+    if acl_dtype not in ACL_DTYPES or fmt not in BASE_FORMATS:
+        return  # another element type or a private layout over the same bytes: read, values not modelled here
     expected = torch.as_strided(buffer_cpu, dims, strides, offset).to(torch.float32)
     assert torch.equal(dst.cpu(), expected), (dims, strides, offset, acl_dtype)

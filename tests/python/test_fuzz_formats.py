@@ -107,7 +107,7 @@ def test_format_casts_round_trip_exactly_or_raise_one_clear_error(shape, dtype, 
     assert torch.equal(source.cpu(), cpu), "the input changed"
 
 
-@fuzz_settings(ci_examples=60)
+@fuzz_settings(ci_examples=200)
 @hypothesis.given(shape=shapes(), dtype=st.sampled_from(DTYPES), fmt=st.sampled_from(KNOWN), seed=st.integers(0, 1000))
 def test_ops_on_a_private_tensor_match_cpu(shape, dtype, fmt, seed):
     """A clone, an in-place fill of part of it and a reduction on a cast tensor: as on CPU."""
