@@ -224,3 +224,48 @@ def test_sending_an_npu_tensor_to_a_worker_is_one_clear_error(tmp_path):
         message = result[key]
         assert message.startswith("RuntimeError: ") and "npu" in message and ".cpu()" in message, (key, message)
     assert result["cpu"] is True and result["parent"] is True
+
+
+def test_fork_while_other_threads_use_npu_never_hangs_the_child(tmp_path):
+    """Children forked while the parent's threads allocate, free and launch on
+    npu (locks of the allocator and streams held at the fork): each child frees
+    the npu tensors it inherited, gets the clear error from npu, and exits."""
+    result = run_script(tmp_path, WORK + """
+    import threading
+
+    stop = threading.Event()
+
+    def churn(seed):
+        g = torch.Generator().manual_seed(seed)
+        while not stop.is_set():
+            x = torch.randn(int(torch.randint(1, 1 << 16, (1,), generator=g)), generator=g).npu()
+            (x * 2 + 1).sum().cpu()
+            del x
+
+    inherited = [torch.randn(1 << 12).npu() for _ in range(8)]
+    threads = [threading.Thread(target=churn, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    outcomes = []
+    for i in range(12):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            inherited.clear()  # frees npu memory the parent allocated
+            message = error_of(lambda: torch.ones(2, device="npu"))
+            os.write(write_end, message.encode()[:500])
+            os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end) as r:
+            message = r.read()
+        _, status = os.waitpid(pid, 0)
+        outcomes.append([os.waitstatus_to_exitcode(status), message])
+    stop.set()
+    for t in threads:
+        t.join()
+    print(json.dumps({"children": outcomes, "parent": check(5, npu_task(5))}))
+    """)
+    assert result["parent"] is True
+    for code, message in result["children"]:
+        assert code == 0 and FORK_ERROR in message, (code, message)
