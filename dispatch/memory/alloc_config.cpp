@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <mutex>
@@ -77,15 +80,17 @@ void parse_max_split(AllocatorConfig& cfg, const std::string& key, const std::st
   cfg.max_split_size = *mb * kMiB;
 }
 
-// The whole text as a number, or nullopt.
+// The whole text as a number, or nullopt. A value too small for a normal
+// double (5e-324) is still that number: strtod's underflow, not an error
+// (std::stod throws for it).
 std::optional<double> parse_double(const std::string& text) {
-  std::size_t used = 0;
-  try {
-    const double v = std::stod(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  if (errno == ERANGE && std::isinf(v)) return std::nullopt;
+  return v;
 }
 
 void parse_gc_threshold(AllocatorConfig& cfg, const std::string& key, const std::string& value) {
