@@ -101,6 +101,9 @@ def descriptions(draw):
 
 @fuzz_settings(ci_examples=1500)
 @hypothesis.given(desc=descriptions(), seed=st.integers(0, 100))
+# What the fuzz found: a copy from a null address crashed the process.
+@hypothesis.example(desc=([], None, 0, 0, 0, [512], "null", 0), seed=0)
+@hypothesis.example(desc=([3, 2], None, 0, 0, 2, [512], "null", 2), seed=0)
 def fuzz_create_tensor_and_copy(desc, seed):
     print("example:", desc, file=sys.stderr, flush=True)  # the last one names what crashed, if anything does
     dims, strides, offset, acl_dtype, fmt, storage, data, dims_num = desc

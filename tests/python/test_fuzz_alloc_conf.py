@@ -73,6 +73,10 @@ FIELD = {"max_split_size_mb": "max_split_size", "roundup_power2_divisions": "rou
 
 @fuzz_settings(ci_examples=1500)
 @hypothesis.given(items=st.lists(ITEMS, max_size=5), empty_items=st.integers(0, 2))
+# What the fuzz found: the byte limit wrapped to 0; a subnormal fraction refused.
+@hypothesis.example(items=[("max_split_size_mb:17592186044416", "max_split_size_mb", None)], empty_items=0)
+@hypothesis.example(items=[("per_process_memory_fraction:5e-324", "per_process_memory_fraction", 5e-324)],
+                    empty_items=0)
 def test_config_from_the_grammar_parses_to_exactly_its_values_or_names_the_bad_option(items, empty_items):
     text = ",".join([t for t, _, _ in items] + [""] * empty_items)
     invalid = [(key, t) for t, key, value in items if value is None]

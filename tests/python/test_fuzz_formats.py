@@ -109,6 +109,11 @@ def test_format_casts_round_trip_exactly_or_raise_one_clear_error(shape, dtype, 
 
 @fuzz_settings(ci_examples=200)
 @hypothesis.given(shape=shapes(), dtype=st.sampled_from(DTYPES), fmt=st.sampled_from(KNOWN), seed=st.integers(0, 1000))
+# What the fuzz found: empty private tensors could not be cloned.
+@hypothesis.example(shape=(1, 1, 1, 1, 0), dtype=torch.float32, fmt=27, seed=0)
+@hypothesis.example(shape=(1, 1, 1, 2, 0), dtype=torch.float32, fmt=27, seed=0)
+@hypothesis.example(shape=(2, 0, 3, 3), dtype=torch.float16, fmt=3, seed=0)
+@hypothesis.example(shape=(1, 0), dtype=torch.float32, fmt=50, seed=0)
 def test_ops_on_a_private_tensor_match_cpu(shape, dtype, fmt, seed):
     """A clone, an in-place fill of part of it and a reduction on a cast tensor: as on CPU."""
     cpu = make_tensor(shape, dtype, seed=seed)
