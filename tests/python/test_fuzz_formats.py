@@ -16,6 +16,7 @@ import math
 import warnings
 
 import numpy as np
+import pytest
 import torch
 
 from fuzz_settings import fuzz_settings, hypothesis
@@ -127,5 +128,12 @@ def test_ops_on_a_private_tensor_match_cpu(shape, dtype, fmt, seed):
         expected[0] = 1
         clone[0] = 1
         assert torch.equal(clone.cpu(), expected)
-    if dtype.is_floating_point:
+    if dtype.is_floating_point and cpu.numel():  # empty ones: the known failure below
         assert torch.allclose(t.double().sum().cpu(), cpu.double().sum(), rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.xfail(strict=True, reason="found by this fuzz, not fixed yet: the sum of an empty float64 NC1HWC0 tensor "
+                   "describes its storage dims for the transposed shape (aclnnReduceSum 161002)")
+def test_sum_of_an_empty_float64_private_tensor():
+    t = npu_format_cast(torch.zeros(1, 0, dtype=torch.float64).npu(), int(Format.NC1HWC0))
+    assert float(t.sum().cpu()) == 0.0
