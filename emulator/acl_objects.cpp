@@ -19,6 +19,15 @@ npu::kernels::TensorView aclTensor::view() const {
 }
 
 npu::kernels::TensorView aclTensor::unchecked_view() const {
+  // A description without an address is fine until something reads it.
+  if (data == nullptr) {
+    bool empty = false;
+    for (const int64_t d : view_dims) empty = empty || d == 0;
+    if (!empty) {
+      npu::emu::fail(ACLNN_ERR_PARAM_NULLPTR, "a tensor of shape " + npu::kernels::shape_str(view_dims) +
+                                                  " with elements has a null data address");
+    }
+  }
   return npu::kernels::TensorView{static_cast<char*>(data) + offset * static_cast<int64_t>(npu::model::itemsize(dtype)),
                                   dtype, view_dims, strides};
 }

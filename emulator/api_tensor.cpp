@@ -1,6 +1,8 @@
 // aclCreateTensor and the other aclnn object constructors.
 #include <array>
 #include <cstring>
+#include <limits>
+#include <string>
 #include <memory>
 
 #include "acl/aclnn_base.h"
@@ -90,6 +92,26 @@ void destroy_handle(const T* t) {
   cache.items[cache.count++] = const_cast<T*>(t);
 }
 
+// Far more than any tensor has (PyTorch allows 64 dims), far less than a
+// garbage count that would make the copies below read past the caller's array.
+constexpr uint64_t kMaxRank = 64;
+
+// Sizes (view or storage dims) of a tensor: each non-negative, and the
+// element count representable.
+void require_sizes(const char* what, const int64_t* dims, uint64_t count) {
+  int64_t numel = 1;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (dims[i] < 0) {
+      fail(ACLNN_ERR_PARAM_INVALID, std::string(what) + "[" + std::to_string(i) + "] is " + std::to_string(dims[i]) +
+                                        "; sizes must be non-negative");
+    }
+    if (dims[i] != 0 && numel > std::numeric_limits<int64_t>::max() / dims[i]) {
+      fail(ACLNN_ERR_PARAM_INVALID, std::string(what) + ": the element count overflows 64 bits");
+    }
+    numel *= dims[i];
+  }
+}
+
 // By reference: any int can arrive as the enum (emulator/c_enum.h).
 npu::model::DType require_dtype(const aclDataType& dt) {
   const int value = npu::emu::c_enum_value(dt);
@@ -124,6 +146,26 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
     if (viewDimsNum > 0 && viewDims == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "viewDims is null");
     if (storageDimsNum > 0 && storageDims == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "storageDims is null");
     if (offset < 0) fail(ACLNN_ERR_PARAM_INVALID, "offset must be non-negative");
+    // Kernels index with these values unchecked: a negative size or stride,
+    // or a size whose element count overflows, would send them outside any
+    // storage. (PyTorch never makes such tensors.)
+    if (viewDimsNum > kMaxRank) {
+      fail(ACLNN_ERR_PARAM_INVALID, "viewDimsNum " + std::to_string(viewDimsNum) + " exceeds " + std::to_string(kMaxRank));
+    }
+    if (storageDimsNum > kMaxRank) {
+      fail(ACLNN_ERR_PARAM_INVALID,
+           "storageDimsNum " + std::to_string(storageDimsNum) + " exceeds " + std::to_string(kMaxRank));
+    }
+    require_sizes("viewDims", viewDims, viewDimsNum);
+    require_sizes("storageDims", storageDims, storageDimsNum);
+    if (stride != nullptr) {
+      for (uint64_t i = 0; i < viewDimsNum; ++i) {
+        if (stride[i] < 0) {
+          fail(ACLNN_ERR_PARAM_INVALID, "stride[" + std::to_string(i) + "] is " + std::to_string(stride[i]) +
+                                            "; strides must be non-negative");
+        }
+      }
+    }
     std::unique_ptr<aclTensor> t = new_handle<aclTensor>();
     t->view_dims.assign(viewDims, viewDims + viewDimsNum);
     if (stride != nullptr) {

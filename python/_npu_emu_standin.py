@@ -60,10 +60,21 @@ def prepare() -> Path:
     # stand-in's log prints nothing unless ASCEND_SLOG_PRINT_TO_STDOUT=1.
     os.environ.setdefault("ASCEND_GLOBAL_LOG_LEVEL", "2")
     ctypes.CDLL(str(EMULATOR_LIBRARY), mode=ctypes.RTLD_GLOBAL)
-    for name in LIBRARIES:
-        ctypes.CDLL(str(home / "lib64" / name), mode=ctypes.RTLD_GLOBAL)
+    loaded = [ctypes.CDLL(str(home / "lib64" / name), mode=ctypes.RTLD_GLOBAL) for name in LIBRARIES]
+    _check_settings(loaded[0])
     _prepared = home
     return home
+
+
+def _check_settings(ascendcl: ctypes.CDLL) -> None:
+    """A bad ASCEND_GLOBAL_LOG_LEVEL, ASCEND_SLOG_PRINT_TO_STDOUT or
+    NPU_EMU_STANDIN_VERBOSE is the error of `import torch_npu` (the stand-in
+    parses them, standin/src/log_settings.h)."""
+    settings_error = ascendcl.npuEmuStandinSettingsError
+    settings_error.restype = ctypes.c_char_p
+    message = settings_error()
+    if message:
+        raise RuntimeError(f"npu-emu's CANN stand-in: {message.decode()}")
 
 
 def read_report(path: str | os.PathLike) -> dict[str, dict[str, int]]:

@@ -35,7 +35,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 if ! "$VENV/bin/python" -c "import torch, pytest, setuptools, numpy, expecttest, yaml, matplotlib; assert torch.__version__.startswith('$TORCH_VERSION')" 2>/dev/null; then
   log "installing torch==$TORCH_VERSION and the test tools into $VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check "torch==$TORCH_VERSION" pytest setuptools numpy expecttest pyyaml matplotlib
+  "$VENV/bin/pip" install -q --disable-pip-version-check "torch==$TORCH_VERSION" pytest setuptools numpy expecttest pyyaml matplotlib "hypothesis==6.170.17"
 fi
 
 # 3. The native build (emulator library, Catch2 tests, PyTorch extension).

@@ -150,6 +150,10 @@ bool covers_storage(const at::Tensor& t, const model::StorageDesc& d) {
 bool is_whole_storage(const at::Tensor& t, const model::StorageDesc& d) {
   if (t.storage_offset() != 0 || static_cast<std::size_t>(t.element_size()) != model::itemsize(d.dtype)) return false;
   const model::Dims sizes = t.sizes().vec();
+  // The identity order first: contiguous_order breaks ties between equal
+  // strides (dims of size 0 and 1) by another rule, and would call an empty
+  // or size-1-padded whole tensor a permuted view.
+  if (sizes == d.base_sizes && t.is_contiguous()) return true;
   const auto order = model::contiguous_order(sizes, t.strides().vec());
   return order && model::permuted(sizes, *order) == d.base_sizes;
 }

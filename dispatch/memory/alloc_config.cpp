@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -67,19 +71,26 @@ std::size_t log2_floor(std::size_t v) {
 
 void parse_max_split(AllocatorConfig& cfg, const std::string& key, const std::string& value) {
   const auto mb = parse_uint(value);
-  if (!mb || *mb <= kMinMaxSplitMb) bad_value(key, value, "an integer number of MiB greater than 20");
+  // Above kMaxMaxSplitMb the size in bytes does not fit in 64 bits (it
+  // wrapped to a tiny or zero limit before).
+  constexpr std::size_t kMaxMaxSplitMb = std::numeric_limits<std::size_t>::max() / kMiB;
+  if (!mb || *mb <= kMinMaxSplitMb || *mb > kMaxMaxSplitMb) {
+    bad_value(key, value, "an integer number of MiB greater than 20 and at most " + std::to_string(kMaxMaxSplitMb));
+  }
   cfg.max_split_size = *mb * kMiB;
 }
 
-// The whole text as a number, or nullopt.
+// The whole text as a number, or nullopt. A value too small for a normal
+// double (5e-324) is still that number: strtod's underflow, not an error
+// (std::stod throws for it).
 std::optional<double> parse_double(const std::string& text) {
-  std::size_t used = 0;
-  try {
-    const double v = std::stod(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  if (errno == ERANGE && std::isinf(v)) return std::nullopt;
+  return v;
 }
 
 void parse_gc_threshold(AllocatorConfig& cfg, const std::string& key, const std::string& value) {

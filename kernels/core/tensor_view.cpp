@@ -11,6 +11,9 @@ int64_t TensorView::numel() const {
 }
 
 bool TensorView::is_contiguous() const {
+  // As in PyTorch: an empty tensor is contiguous whatever its strides (an
+  // empty tensor's strides are computed with each size taken as at least 1).
+  if (numel() == 0) return true;
   int64_t expected = 1;
   for (int64_t d = dim() - 1; d >= 0; --d) {
     if (sizes[d] != 1 && strides[d] != expected) return false;

@@ -30,7 +30,7 @@ def activate(mode: str | None = None) -> str:
             "npu-emu's own backend cannot start: with NPU=emu and the real torch_npu installed, the real torch_npu "
             "owns the npu device on npu-emu's CANN stand-in (only one backend can); use `import torch_npu`, or set "
             "NPU_EMU_TORCH_NPU=compat to use npu-emu's own backend instead")
-    _check_fallback_setting()
+    _check_settings()
     from npu_emu import _C
 
     _load_driver(_C, mode)
@@ -53,6 +53,9 @@ def activate(mode: str | None = None) -> str:
 
     distributed.install()
     from npu_emu import fused  # noqa: F401  (torch.ops.npu fused ops: autograd and composites)
+    from npu_emu import process_sharing
+
+    process_sharing.install()
     _active_mode = mode
     from npu_emu import sanitizer  # NPU_EMU_SANITIZE=streams: the stream race detector
 
@@ -63,13 +66,23 @@ def activate(mode: str | None = None) -> str:
 _FALLBACK_MODES = ("allow", "warn", "error")
 
 
-def _check_fallback_setting() -> None:
-    """A bad NPU_EMU_FALLBACK is an error of the start, not of the first op
-    that falls back. Only checked here: the dispatch layer reads the value at
-    that first fallback, so a process may still set it after the import."""
+# torch_npu's on/off switches npu-emu honours: "0" or "1" (torch_npu's
+# documented values), unset or empty for the default.
+_SWITCHES = ("TORCH_NPU_FALLBACK_CPU_DISABLE", "TORCH_NPU_COMPACT_ERROR_OUTPUT")
+
+
+def _check_settings() -> None:
+    """A bad NPU_EMU_FALLBACK or torch_npu switch is an error of the start,
+    not of the first op that falls back or the first error message. Only
+    checked here: the dispatch layer reads NPU_EMU_FALLBACK at that first
+    fallback, so a process may still set it after the import."""
     value = os.environ.get("NPU_EMU_FALLBACK", "")
     if value and value not in _FALLBACK_MODES:
         raise RuntimeError(f"NPU_EMU_FALLBACK must be one of {', '.join(_FALLBACK_MODES)}; got '{value}'")
+    for name in _SWITCHES:
+        value = os.environ.get(name, "")
+        if value not in ("", "0", "1"):
+            raise RuntimeError(f"{name} must be 0 or 1; got '{value}'")
 
 
 # What the runtime said about a failed call follows this line of the

@@ -2,7 +2,7 @@
 // warning level) each aclnn name it failed to resolve. The stand-in records
 // those names for the coverage report and, like CANN, writes log lines to the
 // terminal only with ASCEND_SLOG_PRINT_TO_STDOUT=1, filtered by
-// ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 3 error, default 3). A line reporting
+// ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 3 error, 4 none; default 3; log_settings.h). A line reporting
 // an operation dropped by torch_npu's stopped task queue raises instead
 // (queue_stopped.h).
 #include <cstdarg>
@@ -12,26 +12,15 @@
 #include <string>
 
 #include "coverage.h"
+#include "log_settings.h"
 #include "queue_stopped.h"
 #include "standin_types.h"
 
 namespace {
 
-int threshold() {
-  static const int level = [] {
-    const char* text = std::getenv("ASCEND_GLOBAL_LOG_LEVEL");
-    return text != nullptr && *text != '\0' ? std::atoi(text) : static_cast<int>(ACL_ERROR);
-  }();
-  return level;
-}
+int threshold() { return npu::standin::log_settings().level; }
 
-bool print_to_stdout() {
-  static const bool on = [] {
-    const char* text = std::getenv("ASCEND_SLOG_PRINT_TO_STDOUT");
-    return text != nullptr && *text == '1';
-  }();
-  return on;
-}
+bool print_to_stdout() { return npu::standin::log_settings().print_to_stdout; }
 
 // "... dlsym <name> from <library> failed ..." (op-plugin's failed lookup).
 void note_failed_lookup(const std::string& message) {

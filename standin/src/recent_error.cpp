@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "emulator_link.h"
+#include "log_settings.h"
 #include "standin_types.h"
 
 namespace npu::standin {
@@ -21,8 +22,7 @@ int fail(int code, const std::string& message) {
   pending = message;
   // CANN prints nothing itself; a failing call's text reaches the user via
   // torch_npu's exception. NPU_EMU_STANDIN_VERBOSE=1 also echoes it at once.
-  const char* verbose = std::getenv("NPU_EMU_STANDIN_VERBOSE");
-  if (verbose != nullptr && *verbose == '1') std::fprintf(stderr, "[npu-emu CANN stand-in] %s\n", message.c_str());
+  if (log_settings().verbose) std::fprintf(stderr, "[npu-emu CANN stand-in] %s\n", message.c_str());
   return code;
 }
 

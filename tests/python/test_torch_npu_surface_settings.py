@@ -190,7 +190,8 @@ def test_device_queries_as_torch_npu(monkeypatch):
     monkeypatch.setenv("TORCH_NPU_DEVICE_CAPABILITY", "8.0")
     assert torch.npu.get_device_capability(0) == (8, 0)
     monkeypatch.setenv("TORCH_NPU_DEVICE_CAPABILITY", "8.a")
-    assert torch.npu.get_device_capability() is None
+    with pytest.warns(UserWarning, match="TORCH_NPU_DEVICE_CAPABILITY='8.a' is not 'major.minor'"):
+        assert torch.npu.get_device_capability() is None
     assert torch.npu.can_device_access_peer(0, 0) is False
     with pytest.raises(AssertionError, match="Invalid device id"):
         torch.npu.can_device_access_peer(-1, 0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid as _uuid
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,6 +140,9 @@ def get_device_capability(device: Any = None) -> tuple[int, int] | None:
     major, dot, minor = declared.partition(".")
     if dot and major.isdigit() and minor.isdigit():
         return int(major), int(minor)
+    if declared:  # torch_npu's rule for a bad value: None, with a warning naming the setting
+        warnings.warn(f"TORCH_NPU_DEVICE_CAPABILITY='{declared}' is not 'major.minor' with non-negative integers "
+                      "(e.g. '8.0'); get_device_capability() returns None")
     return None
 
 
