@@ -249,7 +249,9 @@ TEST_CASE("private formats at an entry: aclnnInplaceCopy and the fills read and 
 }
 
 TEST_CASE("aclTensor::view() refuses a private format and reads a base format", "[formats][format_scope]") {
+  std::vector<float> host(33 * 20);  // view() refuses a null data address (the tensor has elements)
   aclTensor t;
+  t.data = host.data();
   t.view_dims = {33, 20};
   t.strides = {20, 1};
   t.storage_dims = {2, 3, 16, 16};
