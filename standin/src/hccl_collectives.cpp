@@ -94,6 +94,16 @@ std::vector<uint64_t> scaled(const void* values, uint32_t ranks, uint64_t elemen
   return result;
 }
 
+// The V collectives' own count (this rank's block) must equal its entry in the
+// per-rank counts.
+void require_own_count(const std::vector<uint64_t>& sizes, const Communicator& group, uint64_t bytes,
+                       const char* own, uint64_t own_count, const char* counts) {
+  if (sizes[group.rank()] != bytes) {
+    throw HcclError(HCCL_E_PARA, std::string(own) + " " + std::to_string(own_count) + " differs from " + counts +
+                                     "[" + std::to_string(group.rank()) + "] (this rank's)");
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -201,10 +211,7 @@ ACL_FUNC_VISIBILITY HcclResult HcclAllGatherV(void* sendBuf, uint64_t sendCount,
     const auto sizes = scaled(recvCounts, group.size(), element, "recvCounts");
     const auto offsets = scaled(recvDispls, group.size(), element, "recvDispls");
     const uint64_t bytes = sendCount * element;
-    if (sizes[group.rank()] != bytes) {
-      throw HcclError(HCCL_E_PARA, "sendCount " + std::to_string(sendCount) + " differs from recvCounts[" +
-                                       std::to_string(group.rank()) + "] (this rank's)");
-    }
+    require_own_count(sizes, group, bytes, "sendCount", sendCount, "recvCounts");
     require_pointer(sendBuf, bytes, "sendBuf");
     require_pointer(recvBuf, span_end(offsets, sizes), "recvBuf");
     wait_for_stream(stream);
@@ -260,10 +267,7 @@ ACL_FUNC_VISIBILITY HcclResult HcclReduceScatterV(void* sendBuf, const void* sen
     const auto send_sizes = scaled(sendCounts, group.size(), element, "sendCounts");
     const auto send_offsets = scaled(sendDispls, group.size(), element, "sendDispls");
     const uint64_t bytes = recvCount * element;
-    if (send_sizes[group.rank()] != bytes) {
-      throw HcclError(HCCL_E_PARA, "recvCount " + std::to_string(recvCount) + " differs from sendCounts[" +
-                                       std::to_string(group.rank()) + "] (this rank's)");
-    }
+    require_own_count(send_sizes, group, bytes, "recvCount", recvCount, "sendCounts");
     require_pointer(sendBuf, span_end(send_offsets, send_sizes), "sendBuf");
     require_pointer(recvBuf, bytes, "recvBuf");
     wait_for_stream(stream);
