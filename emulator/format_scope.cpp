@@ -58,6 +58,17 @@ void report(aclemuFormatStageHook hook, const char* entry, const Staged& s) {
   }
 }
 
+// Whether `strides` lay `sizes` out contiguously in the order given (dims of
+// size 1 may have any stride).
+bool in_given_order(const model::Dims& sizes, const model::Dims& strides) {
+  int64_t expected = 1;
+  for (std::size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] != 1 && strides[i] != expected) return false;
+    expected *= std::max<int64_t>(sizes[i], 1);
+  }
+  return true;
+}
+
 }  // namespace
 
 struct FormatScope::State {
@@ -103,12 +114,25 @@ aclTensor* FormatScope::stage(const aclTensor& t, const char* name, bool output)
                                       " must describe a whole tensor (offset 0, contiguous or permuted dims); got " +
                                       describe(t));
   }
-  const model::Dims origin = model::permuted(t.view_dims.vec(), *order);
-  model::StorageDesc desc;
-  try {
-    desc = model::describe_storage(origin, t.dtype, *format);
-  } catch (const std::invalid_argument& e) {
-    fail(ACLNN_ERR_PARAM_INVALID, std::string(entry_) + ": " + name + ": " + e.what());
+  model::Dims origin = model::permuted(t.view_dims.vec(), *order);
+  const auto describe_origin = [&](const model::Dims& dims) {
+    try {
+      return model::describe_storage(dims, t.dtype, *format);
+    } catch (const std::invalid_argument& e) {
+      fail(ACLNN_ERR_PARAM_INVALID, std::string(entry_) + ": " + name + ": " + e.what());
+    }
+  };
+  model::StorageDesc desc = describe_origin(origin);
+  if (!t.storage_dims.empty() && t.storage_dims != desc.storage_sizes && origin != t.view_dims.vec() &&
+      in_given_order(t.view_dims.vec(), t.strides.vec())) {
+    // Dims of size 0 or 1 leave the order ambiguous ([1, 0] with strides
+    // [1, 1] reads as either order): the unpermuted one, when its storage
+    // dims are the ones the caller passed, is the tensor's.
+    const model::StorageDesc unpermuted = describe_origin(t.view_dims.vec());
+    if (unpermuted.storage_sizes == t.storage_dims) {
+      origin = t.view_dims.vec();
+      desc = unpermuted;
+    }
   }
   if (!t.storage_dims.empty() && t.storage_dims != desc.storage_sizes) {
     fail(ACLNN_ERR_PARAM_INVALID, std::string(entry_) + ": " + name + " in " + label + " of logical shape " +
