@@ -14,6 +14,9 @@ include/acl/aclnn_<family>.h). Its top level is a mapping:
     functions: C functions of the family besides the op pairs (CANN's
               aclnnNpuFormatCastCalculateSizeAndFormat), declared in the
               family's header and defined by hand in its emulator file
+    schemas:  torch_npu's own ops (the `npu::` library, op-plugin's schemas):
+              each row's schema is defined (m.def) and bound, per dispatch
+              key, to a hand-written kernel (see SCHEMA_KEYS)
 
 A mistake in a row (an unknown key, dtype or parameter type, a malformed
 signature) is a TableError naming the file, the op and what is allowed: the
@@ -132,10 +135,24 @@ REGISTRATION_KEYS = {
     "keys": "the dispatch keys it is registered for (default [PrivateUse1]), e.g. [PrivateUse1, AutogradPrivateUse1]",
 }
 REQUIRED_REGISTRATION_KEYS = ("schema", "impl", "why")
-# Dispatch keys a registration may name: the backend's own and its autograd key
-# (an op whose composition autograd must differentiate, e.g. a fused cell
-# PyTorch implements only for CUDA).
-DISPATCH_KEYS = ("PrivateUse1", "AutogradPrivateUse1")
+# Dispatch keys a registration or schema row may name: the backend's own and
+# its autograd key (an op whose composition autograd must differentiate, e.g.
+# a fused cell PyTorch implements only for CUDA); the keys of npu tensors with
+# other layouts (nested, sparse COO, sparse compressed); the composite keys
+# (an op composed of other ops, for every backend: torch_npu's npu:: ops that
+# are views or compositions of native ops); CPU (an npu:: op torch_npu also
+# serves on CPU tensors, npu_format_cast).
+DISPATCH_KEYS = ("PrivateUse1", "AutogradPrivateUse1", "NestedTensorPrivateUse1", "SparsePrivateUse1",
+                 "SparseCsrPrivateUse1", "CompositeImplicitAutograd", "CompositeExplicitAutograd", "CPU")
+SCHEMA_KEYS = {
+    "schema": "the op's full schema in the npu:: library, as torch_npu defines it (op-plugin's "
+              "op_plugin_functions.yaml spelling, defaults included), e.g. 'npu_swiglu(Tensor input, int dim=-1) -> Tensor'",
+    "kernels": "dispatch key -> the hand-written kernel (a function in npu::ops, declared by the generator with "
+               "the schema's dispatcher signature), e.g. {PrivateUse1: npu_swiglu}",
+    "python": "instead of kernels: the Python module registering the op's kernels (torch.library), when they are "
+              "compositions written in Python",
+    "doc": "what the op computes and what it launches (the aclnn ops of this table it calls)",
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -204,6 +221,22 @@ class Registration:
 
 
 @dataclasses.dataclass
+class Schema:
+    """One op of torch_npu's npu:: library: its schema and its kernels."""
+    family: str
+    schema: str
+    name: str  # name.overload, as m.impl names it
+    kernels: dict[str, str]
+    python: str | None
+    doc: str
+    returns: str = ""  # the dispatcher's C++ return type
+    arguments: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (C++ type, name)
+
+    def decl(self, fn: str) -> str:
+        return f"{self.returns} {fn}({', '.join(f'{t} {n}' for t, n in self.arguments)})"
+
+
+@dataclasses.dataclass
 class Function:
     """A C function of a family that is not an op pair (returns aclnnStatus)."""
     name: str
@@ -223,6 +256,7 @@ class Family:
     registrations: list[Registration]
     functions: list[Function] = dataclasses.field(default_factory=list)
     dispatch_include: str | None = None
+    schemas: list[Schema] = dataclasses.field(default_factory=list)
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -327,25 +361,78 @@ def _op(family: str, row: dict, where: str) -> Op:
               expand_dtypes(list(row["dtypes"]), where), formats, uses)
 
 
+def _check_dispatch_keys(keys: list[str], where: str) -> None:
+    for k in keys:
+        if k not in DISPATCH_KEYS:
+            raise TableError(f"{where}: unknown dispatch key '{k}'; allowed: " + ", ".join(DISPATCH_KEYS))
+    if len(set(keys)) != len(keys):
+        raise TableError(f"{where}: dispatch keys repeat: {keys}")
+
+
+def dispatcher_signature(schema: str, where: str) -> tuple[str, str, list[tuple[str, str]]]:
+    """'npu_swiglu(Tensor input, int dim=-1) -> Tensor' -> (name.overload,
+    C++ return type, [(C++ type, name)]): the signature the dispatcher calls a
+    kernel of the schema with (torchgen's, SymInt kept). A schema torchgen
+    cannot read is a TableError quoting it (emit_dispatch also has PyTorch's
+    own parser read it, as m.def will). Without torchgen (a build of the
+    emulator alone) the name is read by hand and the signature left empty."""
+    m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)?)\s*\((.*)\)\s*->\s*(.+?)\s*", schema, re.S)
+    if not m:
+        raise TableError(f"{where}: cannot read schema '{schema}': expected 'name[.overload](arguments) -> returns' "
+                         "(no namespace: rows define ops in the npu:: library)")
+    try:
+        from torchgen import local
+        from torchgen.api import dispatcher
+        from torchgen.model import Arguments, parse_returns
+    except ImportError:
+        return m.group(1), "", []
+    try:
+        args = Arguments.parse(m.group(2))
+        rets = parse_returns(m.group(3))
+        with local.parametrize(use_const_ref_for_mutable_tensors=False, use_ilistref_for_tensor_lists=False):
+            flat = [*args.flat_positional, *args.flat_kwarg_only, *args.out]
+            cpp_args = [(dispatcher.argument_type(a, binds=a.name, symint=True).cpp_type(), a.name) for a in flat]
+            cpp_ret = dispatcher.returns_type(rets, symint=True).cpp_type()
+    except Exception as e:  # torchgen reports a malformed schema with AssertionError/ValueError/KeyError
+        raise TableError(f"{where}: cannot read schema '{schema}': {type(e).__name__}: {e}") from None
+    return m.group(1), cpp_ret, cpp_args
+
+
+def _schema_row(family: str, row: dict, where: str) -> Schema:
+    _check_row(row, SCHEMA_KEYS, ("schema", "doc"), where)
+    if not isinstance(row["schema"], str):
+        raise TableError(f"{where}: schema must be a string, got {row['schema']!r}")
+    name, ret, args = dispatcher_signature(row["schema"], where)
+    where = f"{where} ({name})"
+    kernels = row.get("kernels") or {}
+    python = row.get("python")
+    if not isinstance(kernels, dict):
+        raise TableError(f"{where}: kernels is a mapping {{dispatch key: kernel function}}, got {kernels!r}")
+    if not kernels and not python:
+        raise TableError(f"{where}: missing 'kernels' ({SCHEMA_KEYS['kernels']}) or 'python' ({SCHEMA_KEYS['python']})")
+    if kernels and python:
+        raise TableError(f"{where}: give 'kernels' or 'python', not both")
+    _check_dispatch_keys(list(kernels), where)
+    for key, fn in kernels.items():
+        if not (isinstance(fn, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*", fn)):
+            raise TableError(f"{where}: the {key} kernel must be a C++ function name, got {fn!r}")
+    return Schema(family, row["schema"], name, dict(kernels), python, str(row["doc"]), ret, args)
+
+
 def load_family(path: pathlib.Path) -> Family:
     where = str(path)
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise TableError(f"{where}: the top level must be a mapping with doc/emulator/ops/registrations")
     _check_keys(data, {"doc": 1, "emulator": 1, "ops": 1, "registrations": 1, "functions": 1,
-                       "dispatch_include": 1}, where)
+                       "dispatch_include": 1, "schemas": 1}, where)
     ops = [_op(path.stem, row, f"{where}: ops[{i}]") for i, row in enumerate(data.get("ops") or [])]
     regs = []
     for i, row in enumerate(data.get("registrations") or []):
         w = f"{where}: registrations[{i}]"
         _check_row(row, REGISTRATION_KEYS, REQUIRED_REGISTRATION_KEYS, w)
         keys = list(row.get("keys") or ["PrivateUse1"])
-        for k in keys:
-            if k not in DISPATCH_KEYS:
-                raise TableError(f"{w} ({row['schema']}): unknown dispatch key '{k}'; allowed: "
-                                 + ", ".join(DISPATCH_KEYS))
-        if len(set(keys)) != len(keys):
-            raise TableError(f"{w} ({row['schema']}): dispatch keys repeat: {keys}")
+        _check_dispatch_keys(keys, f"{w} ({row['schema']})")
         regs.append(Registration(path.stem, row["schema"], row["impl"], row["why"], keys))
     functions = []
     for i, row in enumerate(data.get("functions") or []):
@@ -361,7 +448,9 @@ def load_family(path: pathlib.Path) -> Family:
     if include is not None and not (isinstance(include, str) and include.startswith("dispatch/")
                                     and include.endswith(".h")):
         raise TableError(f"{where}: dispatch_include must name a header under dispatch/, got {include!r}")
-    return Family(path.stem, str(data.get("doc", "")), data.get("emulator"), ops, regs, functions, include)
+    schemas = [_schema_row(path.stem, row, f"{where}: schemas[{i}]")
+               for i, row in enumerate(data.get("schemas") or [])]
+    return Family(path.stem, str(data.get("doc", "")), data.get("emulator"), ops, regs, functions, include, schemas)
 
 
 def load_table(paths: list[pathlib.Path]) -> list[Family]:
@@ -372,4 +461,10 @@ def load_table(paths: list[pathlib.Path]) -> list[Family]:
             if op.aclnn in seen:
                 raise TableError(f"{op.aclnn} is described twice ({seen[op.aclnn]} and {fam.name})")
             seen[op.aclnn] = fam.name
+    defined: dict[str, str] = {}
+    for fam in families:
+        for sch in fam.schemas:
+            if sch.name in defined:
+                raise TableError(f"npu::{sch.name} is defined twice ({defined[sch.name]} and {fam.name})")
+            defined[sch.name] = fam.name
     return families
