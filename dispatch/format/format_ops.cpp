@@ -15,8 +15,6 @@
 
 namespace npu {
 
-namespace {
-
 int64_t get_npu_format(const at::Tensor& self) {
   TORCH_CHECK(self.is_privateuseone(), "get_npu_format expects an npu tensor, got a ", self.device().type(), " tensor");
   return static_cast<int64_t>(storage_desc(self).npu_format);
@@ -32,6 +30,8 @@ int64_t get_storage_size(const at::Tensor& self) {
 // PyTorch ScalarType code, or one of its own (an aclDataType + 256, e.g.
 // torch_npu.int4). Only those with a PyTorch dtype exist on npu-emu.
 constexpr int64_t kTorchNpuDtypeOffset = 256;
+
+namespace {
 
 at::ScalarType dtype_from_torch_npu_code(const char* arg, int64_t code) {
   if (code >= 0 && code < static_cast<int64_t>(at::ScalarType::NumOptions)) return static_cast<at::ScalarType>(code);
@@ -49,6 +49,8 @@ at::ScalarType dtype_from_torch_npu_code(const char* arg, int64_t code) {
               "code (>= 256), got ", code);
 }
 
+}  // namespace
+
 at::Tensor format_cast_kernel(const at::Tensor& self, int64_t acl_format, std::optional<int64_t> customize_dtype,
                               std::optional<int64_t> input_dtype) {
   std::optional<at::ScalarType> custom;
@@ -64,6 +66,8 @@ at::Tensor format_cast_kernel(const at::Tensor& self, int64_t acl_format, std::o
 }
 
 // Autograd: the gradient goes back to the input's format.
+namespace {
+
 struct FormatCastFunction : torch::autograd::Function<FormatCastFunction> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self, int64_t acl_format,
                             std::optional<int64_t> customize_dtype, std::optional<int64_t> input_dtype) {
@@ -79,12 +83,16 @@ struct FormatCastFunction : torch::autograd::Function<FormatCastFunction> {
   }
 };
 
+}  // namespace
+
 at::Tensor format_cast_autograd(const at::Tensor& self, int64_t acl_format, std::optional<int64_t> customize_dtype,
                                 std::optional<int64_t> input_dtype) {
   return FormatCastFunction::apply(self, acl_format, customize_dtype, input_dtype);
 }
 
 // npu_format_cast through the dispatcher, so autograd sees the cast.
+namespace {
+
 at::Tensor call_format_cast(const at::Tensor& self, int64_t acl_format, std::optional<int64_t> customize_dtype,
                             std::optional<int64_t> input_dtype) {
   static const auto op = c10::Dispatcher::singleton()
@@ -92,6 +100,8 @@ at::Tensor call_format_cast(const at::Tensor& self, int64_t acl_format, std::opt
                              .typed<at::Tensor(const at::Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>)>();
   return op.call(self, acl_format, customize_dtype, input_dtype);
 }
+
+}  // namespace
 
 at::Tensor format_cast_like(const at::Tensor& self, const at::Tensor& dst, std::optional<int64_t> customize_dtype,
                             std::optional<int64_t> input_dtype) {
@@ -112,6 +122,8 @@ at::Tensor private_format_cast_input_dtype(const at::Tensor& self, int64_t acl_f
   return call_format_cast(self, acl_format, customize_dtype, input_dtype);
 }
 
+namespace {
+
 // The in-place cast re-lays self's storage in place: a C0 other than that of
 // self's own dtype would need a storage of another size, which only the
 // out-of-place cast makes.
@@ -126,6 +138,8 @@ void refuse_inplace_dtype_args(const at::Tensor& self, std::optional<int64_t> cu
                               "npu_format_cast_: input_dtype differs from the tensor's dtype ", self.scalar_type(),
                               " (torch_npu's reinterpreted custom dtypes are not emulated); leave it None");
 }
+
+}  // namespace
 
 at::Tensor& format_cast_inplace(at::Tensor& self, int64_t acl_format, std::optional<int64_t> customize_dtype,
                                 std::optional<int64_t> input_dtype) {
@@ -143,12 +157,15 @@ at::Tensor& format_cast_inplace_like(at::Tensor& self, const at::Tensor& src, st
   return self;
 }
 
+namespace {
+
 c10::Device factory_device(std::optional<c10::Device> device) {
   if (!device) return c10::Device(c10::DeviceType::PrivateUse1, current_device());
   TORCH_CHECK(device->type() == c10::DeviceType::PrivateUse1, "empty_with_format creates npu tensors, got device ",
               *device);
   return device->has_index() ? *device : c10::Device(c10::DeviceType::PrivateUse1, current_device());
 }
+
 
 at::Tensor make_with_format(at::IntArrayRef size, std::optional<at::ScalarType> dtype, std::optional<c10::Device> device,
                             int64_t acl_format, bool keep_format) {
@@ -166,6 +183,8 @@ at::Tensor make_with_format(at::IntArrayRef size, std::optional<at::ScalarType> 
   return empty_with_format(size, dtype.value_or(at::get_default_dtype_as_scalartype()), factory_device(device), format);
 }
 
+}  // namespace
+
 at::Tensor empty_with_format_op(at::IntArrayRef size, std::optional<at::ScalarType> dtype,
                                 std::optional<at::Layout> layout, std::optional<c10::Device> device,
                                 std::optional<bool> pin_memory, int64_t acl_format,
@@ -179,54 +198,8 @@ at::Tensor unsafe_empty_with_format_op(at::IntArrayRef size, std::optional<at::S
   return make_with_format(size, dtype, device, acl_format, keep_format);
 }
 
-}  // namespace
-
-TORCH_LIBRARY(npu, m) {
-  m.def("npu_format_cast(Tensor input, int acl_format, *, int? customize_dtype=None, int? input_dtype=None) -> Tensor");
-  m.def("npu_format_cast.Tensor(Tensor input, Tensor dst, *, int? customize_dtype=None, int? input_dtype=None) -> "
-        "Tensor");
-  m.def("npu_format_cast_.acl_format(Tensor(a!) input, int acl_format, *, int? customize_dtype=None, "
-        "int? input_dtype=None) -> Tensor(a!)");
-  m.def("npu_format_cast_(Tensor(a!) input, Tensor src, *, int? customize_dtype=None, int? input_dtype=None) -> "
-        "Tensor(a!)");
-  m.def("_npu_format_cast(Tensor input, int acl_format) -> Tensor");
-  m.def("_npu_format_cast.aclnn(Tensor input, int acl_format, int customize_dtype) -> Tensor");
-  m.def("_npu_format_cast.input_dtype(Tensor input, int acl_format, int customize_dtype, int input_dtype) -> Tensor");
-  m.def("get_npu_format(Tensor self) -> int");
-  m.def("get_storage_size(Tensor self) -> int");
-  m.def("empty_with_format(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-        "bool? pin_memory=None, int acl_format=2, int? base_addr_aligned_kb=None) -> Tensor");
-  m.def("unsafe_empty_with_format(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-        "bool? pin_memory=None, int acl_format=2, bool keep_format=False) -> Tensor");
-}
-
-TORCH_LIBRARY_IMPL(npu, PrivateUse1, m) {
-  m.impl("npu_format_cast", TORCH_FN(format_cast_kernel));
-  m.impl("npu_format_cast_.acl_format", TORCH_FN(format_cast_inplace));
-  m.impl("npu_format_cast_", TORCH_FN(format_cast_inplace_like));
-  m.impl("get_npu_format", TORCH_FN(get_npu_format));
-  m.impl("get_storage_size", TORCH_FN(get_storage_size));
-}
-
-// On CPU tensors the same kernels answer with a clear error naming the tensor.
-TORCH_LIBRARY_IMPL(npu, CPU, m) {
-  m.impl("npu_format_cast", TORCH_FN(format_cast_kernel));
-  m.impl("get_npu_format", TORCH_FN(get_npu_format));
-  m.impl("get_storage_size", TORCH_FN(get_storage_size));
-}
-
-TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) { m.impl("npu_format_cast", TORCH_FN(format_cast_autograd)); }
-
-TORCH_LIBRARY_IMPL(npu, CompositeImplicitAutograd, m) {
-  m.impl("npu_format_cast.Tensor", TORCH_FN(format_cast_like));
-  m.impl("_npu_format_cast", TORCH_FN(private_format_cast));
-  m.impl("_npu_format_cast.aclnn", TORCH_FN(private_format_cast_custom));
-  m.impl("_npu_format_cast.input_dtype", TORCH_FN(private_format_cast_input_dtype));
-}
-
-TORCH_LIBRARY_IMPL(npu, CompositeExplicitAutograd, m) {
-  m.impl("empty_with_format", TORCH_FN(empty_with_format_op));
-  m.impl("unsafe_empty_with_format", TORCH_FN(unsafe_empty_with_format_op));
-}
+// The npu library itself: torch_npu's schemas are fragments of it, rows of
+// the op table (ops/table/format_cast.yaml and the fused families' `schemas:`).
+TORCH_LIBRARY(npu, m) {}
 
 }  // namespace npu

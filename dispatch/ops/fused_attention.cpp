@@ -19,7 +19,6 @@
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <torch/library.h>
 
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/capability.h"
@@ -124,20 +123,25 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> flash_forward(
   return {out, smax, ssum, sout};
 }
 
-void refuse_varlen(const char* op, const std::optional<at::IntArrayRef>& prefix,
-                   const std::optional<at::IntArrayRef>& qlen, const std::optional<at::IntArrayRef>& kvlen,
+void refuse_varlen(const char* op, const at::OptionalIntArrayRef& prefix,
+                   const at::OptionalIntArrayRef& qlen, const at::OptionalIntArrayRef& kvlen,
                    const OptTensor& sink) {
   refuse(op, prefix.has_value(), "prefix (sparse_mode 5/6)");
   refuse(op, qlen.has_value() || kvlen.has_value(), "actual_seq_qlen/actual_seq_kvlen (the TND layout)");
   refuse(op, defined(sink), "sink");
 }
 
+}  // namespace
+
+// The kernels the table binds to the npu:: schemas (ops/table/attention.yaml
+// `schemas:`); the generator declares them with the dispatcher's signatures.
+
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, int64_t, int64_t, int64_t> npu_fusion_attention(
     const at::Tensor& query, const at::Tensor& key, const at::Tensor& value, int64_t head_num,
     c10::string_view input_layout, const OptTensor& pse, const OptTensor& padding_mask, const OptTensor& atten_mask,
     double scale, double keep_prob, int64_t pre_tockens, int64_t next_tockens, int64_t inner_precise,
-    std::optional<at::IntArrayRef> prefix, std::optional<at::IntArrayRef> actual_seq_qlen,
-    std::optional<at::IntArrayRef> actual_seq_kvlen, int64_t sparse_mode, bool gen_mask_parallel, bool sync,
+    at::OptionalIntArrayRef prefix, at::OptionalIntArrayRef actual_seq_qlen,
+    at::OptionalIntArrayRef actual_seq_kvlen, int64_t sparse_mode, bool gen_mask_parallel, bool sync,
     c10::string_view softmax_layout, const OptTensor& sink, const OptTensor& dropout_mask, int64_t seed,
     int64_t offset) {
   (void)gen_mask_parallel;
@@ -169,8 +173,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> npu_fusio
     c10::string_view input_layout, const OptTensor& pse, const OptTensor& padding_mask, const OptTensor& atten_mask,
     const OptTensor& softmax_max, const OptTensor& softmax_sum, const OptTensor& softmax_in,
     const OptTensor& attention_in, double scale_value, double keep_prob, int64_t pre_tockens, int64_t next_tockens,
-    int64_t inner_precise, int64_t seed, int64_t offset, int64_t numels, std::optional<at::IntArrayRef> prefix,
-    std::optional<at::IntArrayRef> actual_seq_qlen, std::optional<at::IntArrayRef> actual_seq_kvlen,
+    int64_t inner_precise, int64_t seed, int64_t offset, int64_t numels, at::OptionalIntArrayRef prefix,
+    at::OptionalIntArrayRef actual_seq_qlen, at::OptionalIntArrayRef actual_seq_kvlen,
     int64_t sparse_mode, bool gen_mask_parallel, bool sync, c10::string_view softmax_layout, const OptTensor& sink) {
   (void)gen_mask_parallel;
   (void)sync;
@@ -210,13 +214,13 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> npu_fusio
 
 at::Tensor npu_prompt_flash_attention(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
                                       const OptTensor& padding_mask, const OptTensor& atten_mask,
-                                      const OptTensor& pse_shift, std::optional<at::IntArrayRef> actual_seq_lengths,
+                                      const OptTensor& pse_shift, at::OptionalIntArrayRef actual_seq_lengths,
                                       const OptTensor& deq_scale1, const OptTensor& quant_scale1,
                                       const OptTensor& deq_scale2, const OptTensor& quant_scale2,
                                       const OptTensor& quant_offset2, int64_t num_heads, double scale_value,
                                       int64_t pre_tokens, int64_t next_tokens, c10::string_view input_layout,
                                       int64_t num_key_value_heads,
-                                      std::optional<at::IntArrayRef> actual_seq_lengths_kv, int64_t sparse_mode) {
+                                      at::OptionalIntArrayRef actual_seq_lengths_kv, int64_t sparse_mode) {
   (void)num_key_value_heads;  // read from key's shape, as aclnnFlashAttentionScore does
   const char* op = "npu_prompt_flash_attention";
   refuse(op, defined(deq_scale1) || defined(quant_scale1) || defined(deq_scale2) || defined(quant_scale2) ||
@@ -257,14 +261,4 @@ at::Tensor npu_incre_flash_attention(const at::Tensor& query, const at::Tensor& 
                                    scale_value, 1.0, 2147483647, 2147483647, 0, 1));
 }
 
-}  // namespace
-
 }  // namespace npu::ops
-
-TORCH_LIBRARY_IMPL(npu, PrivateUse1, m) {
-  using namespace npu::ops;
-  m.impl("npu_fusion_attention", TORCH_FN(npu_fusion_attention));
-  m.impl("npu_fusion_attention_grad", TORCH_FN(npu_fusion_attention_grad));
-  m.impl("npu_prompt_flash_attention", TORCH_FN(npu_prompt_flash_attention));
-  m.impl("npu_incre_flash_attention", TORCH_FN(npu_incre_flash_attention));
-}

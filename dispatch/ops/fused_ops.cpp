@@ -1,5 +1,6 @@
 // torch_npu's fused LLM ops on npu-emu's own backend: the PrivateUse1 kernels
-// of the npu:: schemas of fused_schemas.cpp. Each allocates its outputs as
+// of the npu:: schemas of ops/table/fused.yaml (registered by the generated
+// register_fused.cpp). Each allocates its outputs as
 // op-plugin's opapi kernel does and launches the aclnn op op-plugin launches
 // (ops/table/fused.yaml, norm.yaml's aclnnRmsNorm/-Grad, attention.yaml's
 // aclnnFlashAttentionScore/-Grad). What the kernels do not emulate is
@@ -12,7 +13,6 @@
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <torch/library.h>
 
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/capability.h"
@@ -58,6 +58,11 @@ void check_rotary(const char* op, const at::Tensor& x, const at::Tensor& r1, con
                 " must broadcast to self ", x.sizes());
   }
 }
+
+}  // namespace
+
+// The kernels the table binds to the npu:: schemas (ops/table/fused.yaml
+// `schemas:`); the generator declares them with the dispatcher's signatures.
 
 // --- RMS norm -----------------------------------------------------------
 
@@ -176,11 +181,15 @@ at::Tensor npu_swiglu_backward(const at::Tensor& grad_output, const at::Tensor& 
 
 // --- scaled masked softmax ------------------------------------------------
 
+namespace {
+
 double scale_of(const at::Scalar& scale) {
   TORCH_CHECK(scale.isFloatingPoint() || scale.isIntegral(false), "npu_scaled_masked_softmax: scale must be a ",
               "float or an int");
   return scale.to<double>();
 }
+
+}  // namespace
 
 at::Tensor npu_scaled_masked_softmax(const at::Tensor& x, const at::Tensor& mask, const at::Scalar& scale,
                                      bool fixed_triu_mask) {
@@ -241,23 +250,4 @@ at::Tensor scatter_update(const at::Tensor& self, const at::Tensor& indices, con
   return out;
 }
 
-}  // namespace
-
 }  // namespace npu::ops
-
-TORCH_LIBRARY_IMPL(npu, PrivateUse1, m) {
-  using namespace npu::ops;
-  m.impl("npu_rms_norm", TORCH_FN(npu_rms_norm));
-  m.impl("npu_rms_norm_backward", TORCH_FN(npu_rms_norm_backward));
-  m.impl("npu_add_rms_norm", TORCH_FN(npu_add_rms_norm));
-  m.impl("npu_rotary_mul", TORCH_FN(npu_rotary_mul));
-  m.impl("npu_rotary_mul_backward", TORCH_FN(npu_rotary_mul_backward));
-  m.impl("npu_apply_rotary_pos_emb", TORCH_FN(npu_apply_rotary_pos_emb));
-  m.impl("npu_swiglu", TORCH_FN(npu_swiglu));
-  m.impl("npu_swiglu_backward", TORCH_FN(npu_swiglu_backward));
-  m.impl("npu_scaled_masked_softmax", TORCH_FN(npu_scaled_masked_softmax));
-  m.impl("npu_scaled_masked_softmax_backward", TORCH_FN(npu_scaled_masked_softmax_backward));
-  m.impl("npu_moe_gating_top_k_softmax", TORCH_FN(npu_moe_gating_top_k_softmax));
-  m.impl("scatter_update", TORCH_FN(scatter_update));
-  m.impl("scatter_update_", TORCH_FN(scatter_update_));
-}

@@ -5,7 +5,9 @@
 // (npu_fast_gelu_backward) is its autograd. Every other op is a composition
 // of native aten ops or views, registered CompositeImplicitAutograd so
 // autograd differentiates the composition (the same derivative torch_npu's
-// derivatives.yaml names, where it names one).
+// derivatives.yaml names, where it names one). The schemas and which key
+// each kernel serves are rows of ops/table/fused_simple.yaml (`schemas:`);
+// the generated register_fused_simple.cpp registers these functions.
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -17,7 +19,6 @@
 #include <ATen/ExpandUtils.h>
 #include <ATen/native/Resize.h>
 #include <torch/csrc/autograd/custom_function.h>
-#include <torch/library.h>
 
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/capability.h"
@@ -25,14 +26,16 @@
 
 namespace npu::ops {
 
-namespace {
-
 namespace caps = npu::table::caps;
+
+namespace {
 
 void check_real_floating(const char* op, const at::Tensor& t, const char* name) {
   TORCH_CHECK(at::isFloatingType(t.scalar_type()), op, ": ", name,
               " must be a real floating tensor (float16, bfloat16, float32 or float64), got ", t.scalar_type());
 }
+
+}  // namespace
 
 // ---- npu_fast_gelu: aclnnFastGelu / aclnnFastGeluBackward --------------
 
@@ -57,6 +60,8 @@ at::Tensor fast_gelu_backward_kernel(const at::Tensor& grad, const at::Tensor& s
   if (grad_input.numel() > 0) NPU_RUN(aclnnFastGeluBackward, grad, self, grad_input);
   return grad_input;
 }
+
+namespace {
 
 at::Tensor call_fast_gelu_backward(const at::Tensor& grad, const at::Tensor& self) {
   static const auto op = c10::Dispatcher::singleton()
@@ -86,6 +91,8 @@ struct FastGeluFunction : torch::autograd::Function<FastGeluFunction> {
   }
 };
 
+}  // namespace
+
 at::Tensor fast_gelu_autograd(const at::Tensor& self) { return FastGeluFunction::apply(self); }
 
 at::Tensor fast_gelu_alias(const at::Tensor& self) { return call_fast_gelu(self); }
@@ -113,6 +120,8 @@ at::Tensor npu_mish_backward(const at::Tensor& grad, const at::Tensor& input) { 
 
 // ---- dtype casts ------------------------------------------------------------
 
+namespace {
+
 at::ScalarType dtype_from_code(const char* op, int64_t code) {
   TORCH_CHECK(code >= 0 && code < static_cast<int64_t>(at::ScalarType::NumOptions), op,
               ": dtype must be a torch.dtype (or its ScalarType code), got ", code);
@@ -127,6 +136,8 @@ void check_input_dtype(const char* op, const at::Tensor& self, std::optional<int
                               ": input_dtype ", input_dtype.value_or(-1), " differs from the input's dtype ",
                               self.scalar_type(), " (torch_npu's custom dtypes are not emulated); leave it None");
 }
+
+}  // namespace
 
 at::Tensor npu_dtype_cast(const at::Tensor& self, int64_t dtype, std::optional<int64_t> input_dtype) {
   check_input_dtype("npu_dtype_cast", self, input_dtype);
@@ -146,6 +157,8 @@ at::Tensor npu_dtype_cast_backward_private(const at::Tensor& grad, at::ScalarTyp
 
 // ---- layout ops: views made contiguous ---------------------------------------
 
+namespace {
+
 std::vector<int64_t> inverse_permutation(const char* op, at::IntArrayRef perm, int64_t rank) {
   TORCH_CHECK(static_cast<int64_t>(perm.size()) == rank, op, ": perm must list all ", rank, " dims, got ", perm);
   std::vector<int64_t> inverse(perm.size(), -1);
@@ -156,6 +169,8 @@ std::vector<int64_t> inverse_permutation(const char* op, at::IntArrayRef perm, i
   }
   return inverse;
 }
+
+}  // namespace
 
 at::Tensor npu_confusion_transpose(const at::Tensor& self, at::IntArrayRef perm, at::IntArrayRef shape,
                                    bool transpose_first) {
@@ -186,10 +201,14 @@ at::Tensor npu_transpose(const at::Tensor& self, at::IntArrayRef perm, bool /*re
   return self.permute(perm).contiguous();
 }
 
+namespace {
+
 at::Tensor& write_out(const at::Tensor& result, at::Tensor& out) {
   at::native::resize_output(out, result.sizes());
   return out.copy_(result);
 }
+
+}  // namespace
 
 at::Tensor& npu_transpose_out(const at::Tensor& self, at::IntArrayRef perm, bool require_contiguous, at::Tensor& out) {
   return write_out(npu_transpose(self, perm, require_contiguous), out);
@@ -362,11 +381,15 @@ at::Tensor npu_bmm_v2_mat2_backward(const at::Tensor& grad, const at::Tensor& ma
 
 // ---- softmax cross entropy -----------------------------------------------------
 
+namespace {
+
 void check_softmax_ce(const char* op, const at::Tensor& self, const at::Tensor& labels) {
   TORCH_CHECK(self.dim() == 2, op, ": self must be 2-D [batch, classes], got ", self.dim(), " dims");
   TORCH_CHECK(labels.sizes() == self.sizes(), op, ": labels' shape ", labels.sizes(), " must equal self's ",
               self.sizes());
 }
+
+}  // namespace
 
 // loss[n] = -sum_c labels[n, c] * log_softmax(self[n])[c]
 at::Tensor npu_softmax_cross_entropy_with_logits(const at::Tensor& self, const at::Tensor& labels) {
@@ -378,102 +401,6 @@ at::Tensor npu_softmax_cross_entropy_with_logits_backward(const at::Tensor& grad
                                                           const at::Tensor& labels) {
   check_softmax_ce("npu_softmax_cross_entropy_with_logits_backward", self, labels);
   return grad.unsqueeze(-1) * (at::softmax(self, -1) - labels);
-}
-
-}  // namespace
-
-TORCH_LIBRARY_FRAGMENT(npu, m) {
-  m.def("npu_fast_gelu(Tensor input) -> Tensor");
-  m.def("npu_fast_gelu_backward(Tensor grad, Tensor input) -> Tensor");
-  m.def("fast_gelu(Tensor input) -> Tensor");
-  m.def("npu_gelu(Tensor input, *, str approximate='none') -> Tensor");
-  m.def("npu_gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none') -> Tensor");
-  m.def("npu_silu(Tensor input) -> Tensor");
-  m.def("npu_silu_(Tensor(a!) input) -> Tensor(a!)");
-  m.def("npu_silu_backward(Tensor grad_output, Tensor x0, Tensor x1) -> Tensor");
-  m.def("npu_mish(Tensor input) -> Tensor");
-  m.def("npu_mish_backward(Tensor grad, Tensor input) -> Tensor");
-  m.def("npu_dtype_cast(Tensor input, int dtype, int? input_dtype=None) -> Tensor");
-  m.def("_npu_dtype_cast(Tensor input, ScalarType dtype) -> Tensor");
-  m.def("npu_dtype_cast_(Tensor(a!) input, Tensor src) -> Tensor(a!)");
-  m.def("npu_dtype_cast_backward(Tensor grad, ScalarType dtype, int? grad_dtype=None, int? input_dtype=None) "
-        "-> Tensor");
-  m.def("_npu_dtype_cast_backward(Tensor grad, ScalarType dtype) -> Tensor");
-  m.def("npu_confusion_transpose(Tensor input, int[] perm, int[] shape, bool transpose_first) -> Tensor");
-  m.def("npu_confusion_transpose_backward(Tensor grad, int[] perm, SymInt[] shape, bool transpose_first) -> Tensor");
-  m.def("npu_linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor");
-  m.def("npu_linear_backward(Tensor grad, Tensor input, Tensor weight) -> (Tensor, Tensor)");
-  m.def("npu_bmmV2(Tensor input, Tensor mat2, int[] output_sizes) -> Tensor");
-  m.def("npu_bmm_v2_mat1_backward(Tensor grad, Tensor mat1, Tensor mat2, SymInt[] size) -> Tensor");
-  m.def("npu_bmm_v2_mat2_backward(Tensor grad, Tensor mat1, Tensor mat2, SymInt[] size) -> Tensor");
-  m.def("npu_transpose(Tensor input, int[] perm, bool require_contiguous=True) -> Tensor");
-  m.def("npu_transpose.out(Tensor input, int[] perm, bool require_contiguous=True, *, Tensor(a!) out) -> Tensor(a!)");
-  m.def("npu_broadcast(Tensor input, int[] size) -> Tensor");
-  m.def("npu_broadcast.out(Tensor input, int[] size, *, Tensor(a!) out) -> Tensor(a!)");
-  m.def("npu_slice(Tensor input, int[] offsets, int[] size) -> Tensor");
-  m.def("npu_slice.out(Tensor input, int[] offsets, int[] size, *, Tensor(a!) out) -> Tensor(a!)");
-  m.def("npu_indexing(Tensor input, int[] begin, int[] end, int[] strides, int begin_mask=0, int end_mask=0, "
-        "int ellipsis_mask=0, int new_axis_mask=0, int shrink_axis_mask=0) -> Tensor");
-  m.def("npu_indexing.out(Tensor input, int[] begin, int[] end, int[] strides, int begin_mask=0, int end_mask=0, "
-        "int ellipsis_mask=0, int new_axis_mask=0, int shrink_axis_mask=0, *, Tensor(a!) out) -> Tensor(a!)");
-  m.def("npu_one_hot(Tensor input, int num_classes=-1, int depth=1, Scalar on_value=1, Scalar off_value=0) -> Tensor");
-  m.def("npu_pad(Tensor input, int[] paddings) -> Tensor");
-  m.def("npu_max.dim(Tensor input, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
-  m.def("npu_max_backward(Tensor grad, int dim, Tensor indices, SymInt[] sizes, bool keepdim) -> Tensor");
-  m.def("npu_min.dim(Tensor input, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
-  m.def("npu_min_backward(Tensor grad, int dim, Tensor indices, SymInt[] sizes, bool keepdim) -> Tensor");
-  m.def("npu_layer_norm_eval(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
-        "float eps=1e-05) -> Tensor");
-  m.def("npu_softmax_cross_entropy_with_logits(Tensor input, Tensor labels) -> Tensor");
-  m.def("npu_softmax_cross_entropy_with_logits_backward(Tensor grad, Tensor input, Tensor labels) -> Tensor");
-}
-
-TORCH_LIBRARY_IMPL(npu, PrivateUse1, m) {
-  m.impl("npu_fast_gelu", TORCH_FN(fast_gelu_kernel));
-  m.impl("npu_fast_gelu_backward", TORCH_FN(fast_gelu_backward_kernel));
-}
-
-TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) { m.impl("npu_fast_gelu", TORCH_FN(fast_gelu_autograd)); }
-
-TORCH_LIBRARY_IMPL(npu, CompositeImplicitAutograd, m) {
-  m.impl("fast_gelu", TORCH_FN(fast_gelu_alias));
-  m.impl("npu_gelu", TORCH_FN(npu_gelu));
-  m.impl("npu_gelu_backward", TORCH_FN(npu_gelu_backward));
-  m.impl("npu_silu", TORCH_FN(npu_silu));
-  m.impl("npu_silu_", TORCH_FN(npu_silu_));
-  m.impl("npu_silu_backward", TORCH_FN(npu_silu_backward));
-  m.impl("npu_mish", TORCH_FN(npu_mish));
-  m.impl("npu_mish_backward", TORCH_FN(npu_mish_backward));
-  m.impl("npu_dtype_cast", TORCH_FN(npu_dtype_cast));
-  m.impl("_npu_dtype_cast", TORCH_FN(npu_dtype_cast_private));
-  m.impl("npu_dtype_cast_", TORCH_FN(npu_dtype_cast_inplace));
-  m.impl("npu_dtype_cast_backward", TORCH_FN(npu_dtype_cast_backward));
-  m.impl("_npu_dtype_cast_backward", TORCH_FN(npu_dtype_cast_backward_private));
-  m.impl("npu_confusion_transpose", TORCH_FN(npu_confusion_transpose));
-  m.impl("npu_confusion_transpose_backward", TORCH_FN(npu_confusion_transpose_backward));
-  m.impl("npu_linear", TORCH_FN(npu_linear));
-  m.impl("npu_linear_backward", TORCH_FN(npu_linear_backward));
-  m.impl("npu_bmmV2", TORCH_FN(npu_bmm_v2));
-  m.impl("npu_bmm_v2_mat1_backward", TORCH_FN(npu_bmm_v2_mat1_backward));
-  m.impl("npu_bmm_v2_mat2_backward", TORCH_FN(npu_bmm_v2_mat2_backward));
-  m.impl("npu_transpose", TORCH_FN(npu_transpose));
-  m.impl("npu_transpose.out", TORCH_FN(npu_transpose_out));
-  m.impl("npu_broadcast", TORCH_FN(npu_broadcast));
-  m.impl("npu_broadcast.out", TORCH_FN(npu_broadcast_out));
-  m.impl("npu_slice", TORCH_FN(npu_slice));
-  m.impl("npu_slice.out", TORCH_FN(npu_slice_out));
-  m.impl("npu_indexing", TORCH_FN(npu_indexing));
-  m.impl("npu_indexing.out", TORCH_FN(npu_indexing_out));
-  m.impl("npu_one_hot", TORCH_FN(npu_one_hot));
-  m.impl("npu_pad", TORCH_FN(npu_pad));
-  m.impl("npu_max.dim", TORCH_FN(npu_max_dim));
-  m.impl("npu_max_backward", TORCH_FN(extreme_backward));
-  m.impl("npu_min.dim", TORCH_FN(npu_min_dim));
-  m.impl("npu_min_backward", TORCH_FN(extreme_backward));
-  m.impl("npu_layer_norm_eval", TORCH_FN(npu_layer_norm_eval));
-  m.impl("npu_softmax_cross_entropy_with_logits", TORCH_FN(npu_softmax_cross_entropy_with_logits));
-  m.impl("npu_softmax_cross_entropy_with_logits_backward",
-         TORCH_FN(npu_softmax_cross_entropy_with_logits_backward));
 }
 
 }  // namespace npu::ops

@@ -1,6 +1,6 @@
 """torch_npu's fused LLM ops, as `torch_npu.<name>` = `torch.ops.npu.<name>`.
 
-The schemas are torch_npu's (dispatch/ops/fused_schemas.cpp) and the kernels
+The schemas are torch_npu's (rows of ops/table/fused.yaml `schemas:`) and the kernels
 are aclnn ops of npu-emu's op table (ops/table/fused.yaml, norm.yaml's
 aclnnRmsNorm/-Grad, attention.yaml's aclnnFlashAttentionScore/-Grad), launched
 by dispatch/ops/fused_ops.cpp and fused_attention.cpp. Their autograd and the
