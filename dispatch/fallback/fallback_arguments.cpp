@@ -105,6 +105,10 @@ at::Tensor storage_bytes_on_cpu(const at::Tensor& t) {
   return bytes.cpu();
 }
 
+}  // namespace
+
+// aten::_to_cpu for npu tensors (ops/table/copy.yaml's registrations), what
+// the boxed fallback moves its arguments with.
 std::vector<at::Tensor> to_cpu(at::TensorList tensors) {
   std::vector<at::Tensor> result;
   result.reserve(tensors.size());
@@ -123,10 +127,8 @@ std::vector<at::Tensor> to_cpu(at::TensorList tensors) {
   return result;
 }
 
-}  // namespace
-
+// Not an op's kernel but a route to the fallback, so not in the op table.
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_to_cpu", TORCH_FN(to_cpu));
   // out= ops whose only kernel besides CPU's is a composite: for npu inputs
   // that composite computes the result on npu and copy_s it into out, on
   // whatever device out is (a CPU out was filled silently). Through the

@@ -8,12 +8,11 @@
 // the NestedTensorPrivateUse1 key gets the same error, except the three that
 // read a nested tensor's metadata (autograd calls them where no exception may
 // pass, for a nested npu tensor made another way: a CPU one moved to npu).
+// Those registrations are rows of ops/table/nested.yaml; the boxed fallback
+// serves no one op and stays here.
 #include <string>
 
 #include <ATen/ATen.h>
-#include <ATen/ops/_nested_tensor_size_native.h>
-#include <ATen/ops/_nested_tensor_storage_offsets_native.h>
-#include <ATen/ops/_nested_tensor_strides_native.h>
 #include <torch/library.h>
 
 namespace npu::ops {
@@ -27,31 +26,19 @@ namespace {
                               "layout=torch.jagged, whose ops run on npu, or build the nested tensor on the CPU.");
 }
 
-at::Tensor nested_tensor_from_tensor_list(at::TensorList, std::optional<at::ScalarType>, std::optional<at::Layout>,
-                                          std::optional<at::Device>, std::optional<bool>) {
-  refuse_strided_nested("aten::_nested_tensor_from_tensor_list");
-}
-
 void refuse_nested_op(const c10::OperatorHandle& op, torch::jit::Stack*) {
   refuse_strided_nested(op.schema().operator_name().name);
 }
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_nested_tensor_from_tensor_list", TORCH_FN(nested_tensor_from_tensor_list));
+at::Tensor nested_tensor_from_tensor_list(at::TensorList, std::optional<at::ScalarType>, std::optional<at::Layout>,
+                                          std::optional<at::Device>, std::optional<bool>) {
+  refuse_strided_nested("aten::_nested_tensor_from_tensor_list");
 }
 
 TORCH_LIBRARY_IMPL(_, NestedTensorPrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&refuse_nested_op>());
-}
-
-// Metadata only (CPU tensors of the components' sizes, strides, offsets):
-// PyTorch's device-independent kernels.
-TORCH_LIBRARY_IMPL(aten, NestedTensorPrivateUse1, m) {
-  m.impl("_nested_tensor_size", TORCH_FN(at::native::_nested_tensor_size));
-  m.impl("_nested_tensor_strides", TORCH_FN(at::native::_nested_tensor_strides));
-  m.impl("_nested_tensor_storage_offsets", TORCH_FN(at::native::_nested_tensor_storage_offsets));
 }
 
 }  // namespace npu::ops

@@ -37,7 +37,7 @@ void write_back(const at::Tensor& npu, const at::Tensor& cpu) {
   if (npu.layout() == at::kStrided && cpu.layout() == at::kStrided) {
     at::native::resize_output(npu, cpu.sizes());  // an out= the kernel resized
   }
-  npu.copy_(cpu);  // sparse layouts: copy_sparse_ (structure and data), registered in sparse_layout_kernels.cpp
+  npu.copy_(cpu);  // sparse layouts: copy_sparse_ (structure and data), registered by ops/table/sparse.yaml
 }
 
 struct Written {
