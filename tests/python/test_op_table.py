@@ -442,3 +442,121 @@ def test_optional_scalar_reaches_meta_as_a_ref(tmp_path):
     code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(write_family(tmp_path, row)))
     assert ("op.meta(self, (p.has_value() ? at::OptionalScalarRef(&(p.value())) : at::OptionalScalarRef()), "
             "dim, keepdim);") in code
+
+
+SCHEMA_ROWS = """schemas:
+  - schema: npu_frob(Tensor input, int dim=-1, SymInt[]? sizes=None) -> (Tensor, Tensor)
+    kernels: {PrivateUse1: frob_kernel, AutogradPrivateUse1: npu::frob::frob_autograd}
+    doc: frobs input along dim
+  - schema: npu_frob_(Tensor(a!) input, str mode='a') -> Tensor(a!)
+    kernels: {CompositeImplicitAutograd: frob_}
+    doc: frobs input in place
+  - schema: npu_frob_py(Tensor[] x) -> Tensor[]
+    python: npu_emu.fused.composites
+    doc: a composition written in Python
+"""
+
+
+def schema_family(tmp_path: Path, rows: str = SCHEMA_ROWS) -> Path:
+    path = tmp_path / "frobs.yaml"
+    path.write_text("doc: torch_npu's frob ops\n" + rows)
+    return path
+
+
+def test_schema_rows_define_npu_ops_and_bind_their_kernels_per_key(tmp_path):
+    """A `schemas:` row is one npu:: op: its schema (m.def, as written), and
+    per dispatch key the hand-written kernel, declared with the dispatcher's
+    signature (an unqualified name in npu::ops), so a drifting kernel fails
+    to link; a Python-registered op gets its schema only."""
+    from ops.gen import emit_dispatch
+
+    code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(schema_family(tmp_path)))
+    lib = code.split("TORCH_LIBRARY_FRAGMENT(npu, m) {")[1].split("}")[0]
+    assert ('m.def("npu_frob(Tensor input, int dim=-1, SymInt[]? sizes=None) -> (Tensor, Tensor)");' in lib)
+    assert "m.def(\"npu_frob_(Tensor(a!) input, str mode='a') -> Tensor(a!)\");" in lib
+    assert 'm.def("npu_frob_py(Tensor[] x) -> Tensor[]");' in lib
+    private = code.split("TORCH_LIBRARY_IMPL(npu, PrivateUse1, m) {")[1].split("}")[0]
+    autograd = code.split("TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) {")[1].split("}")[0]
+    composite = code.split("TORCH_LIBRARY_IMPL(npu, CompositeImplicitAutograd, m) {")[1].split("}")[0]
+    assert private.strip() == 'm.impl("npu_frob", TORCH_FN(npu::ops::frob_kernel));'
+    assert autograd.strip() == 'm.impl("npu_frob", TORCH_FN(npu::frob::frob_autograd));'
+    assert composite.strip() == 'm.impl("npu_frob_", TORCH_FN(npu::ops::frob_));'
+    assert "npu_frob_py" not in private + autograd + composite
+    sig = "(const at::Tensor & input, int64_t dim, at::OptionalSymIntArrayRef sizes);"
+    assert f"namespace npu::ops {{\n::std::tuple<at::Tensor,at::Tensor> frob_kernel{sig}" in code
+    assert f"namespace npu::frob {{\n::std::tuple<at::Tensor,at::Tensor> frob_autograd{sig}" in code
+    assert "at::Tensor & frob_(at::Tensor & input, c10::string_view mode);" in code
+    native = emit_dispatch.native_list([load_family(schema_family(tmp_path))])
+    assert native["npu::npu_frob"] == "frob_kernel" and native["npu::npu_frob_py"] == "npu_emu.fused.composites"
+
+
+@pytest.mark.parametrize("schema, expected", [
+    ("npu_frob(Tensr input) -> Tensor", "unrecognized type Tensr"),
+    ("npu_frob(Tensor input -> Tensor", "expected 'name[.overload](arguments) -> returns'"),
+    ("npu::npu_frob(Tensor input) -> Tensor", "no namespace"),
+    ("npu_frob(Tensor input, int dim=) -> Tensor", "cannot read schema"),
+])
+def test_schema_row_with_a_bad_schema_is_a_clear_error(tmp_path, schema, expected):
+    with pytest.raises(TableError) as info:
+        load_family(schema_family(tmp_path, SCHEMA_ROWS.replace(
+            "npu_frob(Tensor input, int dim=-1, SymInt[]? sizes=None) -> (Tensor, Tensor)", schema)))
+    msg = str(info.value)
+    assert expected in msg and "frobs.yaml: schemas[0]" in msg and "cannot read schema" in msg
+
+
+def test_schema_row_with_an_unknown_key_or_no_kernel_is_a_clear_error(tmp_path):
+    with pytest.raises(TableError) as info:
+        load_family(schema_family(tmp_path, SCHEMA_ROWS.replace("AutogradPrivateUse1:", "AutogradCUDA:")))
+    assert ("frobs.yaml: schemas[0] (npu_frob): unknown dispatch key 'AutogradCUDA'" in str(info.value)
+            and "CompositeImplicitAutograd" in str(info.value))
+    with pytest.raises(TableError) as info:
+        load_family(schema_family(tmp_path, SCHEMA_ROWS.replace("    kernels: {CompositeImplicitAutograd: frob_}\n",
+                                                                "")))
+    assert "schemas[1] (npu_frob_): missing 'kernels'" in str(info.value) and "'python'" in str(info.value)
+    with pytest.raises(TableError, match=r"schemas\[1\] \(npu_frob_\): the CompositeImplicitAutograd kernel must be "
+                                         r"a C\+\+ function name, got None"):
+        load_family(schema_family(tmp_path, SCHEMA_ROWS.replace("{CompositeImplicitAutograd: frob_}",
+                                                                "{CompositeImplicitAutograd: }")))
+    with pytest.raises(TableError, match=r"schemas\[2\]: missing 'doc'"):
+        load_family(schema_family(tmp_path, SCHEMA_ROWS.replace("    doc: a composition written in Python\n", "")))
+
+
+def test_npu_op_defined_twice_is_an_error(tmp_path):
+    schema_family(tmp_path)
+    (tmp_path / "more.yaml").write_text("doc: again\n" + SCHEMA_ROWS.split("  - schema: npu_frob_(")[0])
+    with pytest.raises(TableError, match=r"npu::npu_frob is defined twice \(frobs and more\)"):
+        load_table(sorted(tmp_path.glob("*.yaml")))
+
+
+def test_every_schema_row_is_defined_and_registered_for_its_keys():
+    """The built backend defines each row's npu:: schema exactly as written
+    and has its kernel for every key the row names."""
+    import npu_emu  # noqa: F401  (loads the backend)
+
+    families = load_table(sorted((REPO / "ops" / "table").glob("*.yaml")))
+    rows = [s for f in families for s in f.schemas]
+    assert len(rows) >= 60
+    for row in rows:
+        name, _, overload = row.name.partition(".")
+        assert str(torch._C._get_schema(f"npu::{name}", overload)) == \
+            str(torch._C.parse_schema(f"npu::{row.schema}")), row.name
+        for key in row.kernels:
+            assert torch._C._dispatch_has_kernel_for_dispatch_key(f"npu::{row.name}", key), (row.name, key)
+
+
+def test_no_hand_written_op_registrations_in_dispatch():
+    """Every op registration (a schema -> a kernel) comes from the op table:
+    the only m.impl / m.def left in dispatch/ are the infrastructure ones
+    docs/op_table.md lists (boxed fallbacks and the autocast rules)."""
+    import re
+
+    allowed = {"dispatch/fallback/fallback_arguments.cpp": 1, "dispatch/autocast/autocast_kernel.cpp": 1}
+    found = {}
+    for path in sorted((REPO / "dispatch").rglob("*.cpp")):
+        rel = path.relative_to(REPO).as_posix()
+        text = path.read_text()
+        # m.def counts in a TORCH_LIBRARY file only (pybind11 modules also say m.def).
+        n = len(re.findall(r"\bm\.impl\(" if "TORCH_LIBRARY" not in text else r"\bm\.(?:impl|def)\(", text))
+        if n:
+            found[rel] = n
+    assert found == allowed
