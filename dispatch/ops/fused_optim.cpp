@@ -1,6 +1,7 @@
 // The fused optimizer schemas of ops/table/optim.yaml (_fused_adam_,
-// _fused_adamw_, _fused_sgd_, _fused_adagrad_, each also with a tensor lr):
-// one aclnn launch steps every parameter. Lists the entries cannot take
+// _fused_adamw_, _fused_sgd_, _fused_adagrad_, each also with a tensor lr,
+// whose generated wrappers call these functions): one aclnn launch steps
+// every parameter. Lists the entries cannot take
 // (tensors on other devices or in private formats, non-floating dtypes,
 // mixed shapes along a position) run through the CPU fallback, counted.
 #include <optional>
@@ -9,6 +10,7 @@
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/foreach_route.h"
+#include "dispatch/ops/fused_optim.h"
 #include "dispatch/ops/op_runner.h"
 
 namespace npu::ops {
@@ -45,14 +47,14 @@ bool fused_native(std::initializer_list<TensorList> shaped, TensorList steps, co
 
 OptionalTensor defined_or_null(const OptionalTensor& t) { return t && t->defined() ? t : std::nullopt; }
 
-// A tensor lr is read on the host, as PyTorch's CPU fused kernels read it (an
-// lr on npu synchronizes its stream; the entries take lr as a double).
+}  // namespace
+
 double lr_value(const at::Tensor& lr) {
   TORCH_CHECK(lr.numel() == 1, "lr must be a 1-element tensor, got ", lr.numel(), " elements");
   return lr.item<double>();
 }
 
-void adam(const char* schema, bool decoupled, TensorList self, TensorList grads, TensorList exp_avgs,
+void fused_adam(const char* schema, bool decoupled, TensorList self, TensorList grads, TensorList exp_avgs,
           TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1,
           double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
           const OptionalTensor& grad_scale, const OptionalTensor& found_inf) {
@@ -74,7 +76,7 @@ void adam(const char* schema, bool decoupled, TensorList self, TensorList grads,
           defined_or_null(grad_scale), defined_or_null(found_inf));
 }
 
-void sgd(const char* schema, TensorList self, TensorList grads, TensorList momentum_buffer_list,
+void fused_sgd(const char* schema, TensorList self, TensorList grads, TensorList momentum_buffer_list,
          double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize,
          bool is_first_step, const OptionalTensor& grad_scale, const OptionalTensor& found_inf) {
   if (self.empty()) return;
@@ -92,7 +94,7 @@ void sgd(const char* schema, TensorList self, TensorList grads, TensorList momen
           nesterov, maximize, is_first_step, defined_or_null(grad_scale), defined_or_null(found_inf));
 }
 
-void adagrad(const char* schema, TensorList self, TensorList grads, TensorList state_sums, TensorList state_steps,
+void fused_adagrad(const char* schema, TensorList self, TensorList grads, TensorList state_sums, TensorList state_steps,
              double lr, double lr_decay, double weight_decay, double eps, bool maximize,
              const OptionalTensor& grad_scale, const OptionalTensor& found_inf) {
   if (self.empty()) return;
@@ -106,68 +108,6 @@ void adagrad(const char* schema, TensorList self, TensorList grads, TensorList s
   NPU_RUN(aclnnFusedAdagrad, at::ITensorListRef(self), at::ITensorListRef(grads), at::ITensorListRef(state_sums),
           at::ITensorListRef(state_steps), lr, lr_decay, weight_decay, eps, maximize, defined_or_null(grad_scale),
           defined_or_null(found_inf));
-}
-
-}  // namespace
-
-void fused_adam_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-                 TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2,
-                 double weight_decay, double eps, bool amsgrad, bool maximize, const OptionalTensor& grad_scale,
-                 const OptionalTensor& found_inf) {
-  adam("_fused_adam_", false, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
-       weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
-}
-
-void fused_adam_tensor_lr_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-                           TensorList max_exp_avg_sqs, TensorList state_steps, const at::Tensor& lr, double beta1,
-                           double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
-                           const OptionalTensor& grad_scale, const OptionalTensor& found_inf) {
-  adam("_fused_adam_.tensor_lr", false, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
-       lr_value(lr), beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
-}
-
-void fused_adamw_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-                  TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2,
-                  double weight_decay, double eps, bool amsgrad, bool maximize, const OptionalTensor& grad_scale,
-                  const OptionalTensor& found_inf) {
-  adam("_fused_adamw_", true, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
-       weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
-}
-
-void fused_adamw_tensor_lr_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-                            TensorList max_exp_avg_sqs, TensorList state_steps, const at::Tensor& lr, double beta1,
-                            double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
-                            const OptionalTensor& grad_scale, const OptionalTensor& found_inf) {
-  adam("_fused_adamw_.tensor_lr", true, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
-       lr_value(lr), beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
-}
-
-void fused_sgd_(TensorList self, TensorList grads, TensorList momentum_buffer_list, double weight_decay,
-                double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step,
-                const OptionalTensor& grad_scale, const OptionalTensor& found_inf) {
-  sgd("_fused_sgd_", self, grads, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize,
-      is_first_step, grad_scale, found_inf);
-}
-
-void fused_sgd_tensor_lr_(TensorList self, TensorList grads, TensorList momentum_buffer_list, double weight_decay,
-                          double momentum, const at::Tensor& lr, double dampening, bool nesterov, bool maximize,
-                          bool is_first_step, const OptionalTensor& grad_scale, const OptionalTensor& found_inf) {
-  sgd("_fused_sgd_.tensor_lr", self, grads, momentum_buffer_list, weight_decay, momentum, lr_value(lr), dampening,
-      nesterov, maximize, is_first_step, grad_scale, found_inf);
-}
-
-void fused_adagrad_(TensorList self, TensorList grads, TensorList state_sums, TensorList state_steps, double lr,
-                    double lr_decay, double weight_decay, double eps, bool maximize, const OptionalTensor& grad_scale,
-                    const OptionalTensor& found_inf) {
-  adagrad("_fused_adagrad_", self, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize,
-          grad_scale, found_inf);
-}
-
-void fused_adagrad_tensor_lr_(TensorList self, TensorList grads, TensorList state_sums, TensorList state_steps,
-                              const at::Tensor& lr, double lr_decay, double weight_decay, double eps, bool maximize,
-                              const OptionalTensor& grad_scale, const OptionalTensor& found_inf) {
-  adagrad("_fused_adagrad_.tensor_lr", self, grads, state_sums, state_steps, lr_value(lr), lr_decay, weight_decay,
-          eps, maximize, grad_scale, found_inf);
 }
 
 }  // namespace npu::ops

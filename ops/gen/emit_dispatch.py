@@ -210,6 +210,12 @@ class Wrapper:
         if impls:
             if len(self.uses) != 1:
                 raise TableError(f"{self.where}: a schema with a hand-written impl is served by that impl alone")
+            if "(" in impls[0]:
+                # A call: the wrapper forwards the schema's arguments to a
+                # shared function (the fused optimizers' adam(schema, adamw?, ...)).
+                name = f"wrapper_{ident(self.schema)}"
+                return (f"{self.decl(name)} {{\n  return {impls[0]};\n}}\n",
+                        f'  m.impl("{self.schema}", TORCH_FN({name}));\n')
             fn = f"npu::ops::{impls[0]}"
             ns_decl = f"namespace npu::ops {{\n{self.decl(impls[0])};\n}}  // namespace npu::ops\n"
             return ns_decl, f'  m.impl("{self.schema}", TORCH_FN({fn}));\n'

@@ -101,7 +101,9 @@ ROW_KEYS = {
     "aten": "the aten schemas this op serves: a list of names or {name: options}",
 }
 ATEN_KEYS = {
-    "impl": "a hand-written dispatch function (npu::ops::<impl>) instead of the generated structured call",
+    "impl": "a hand-written dispatch function (npu::ops::<impl>) instead of the generated structured call, or a "
+            "C++ call over the schema's arguments the generated wrapper returns (a function shared by several "
+            "schemas, e.g. npu::ops::fused_adam(\"_fused_adamw_\", true, self, ...))",
     "map": "aclnn parameter -> C++ expression over the aten arguments, where names differ",
     "when": "a C++ condition choosing this op among several serving the schema (first true wins)",
     "compute_dtype": "C++ expression of the dtype checked against `dtypes` (default: the meta's common dtype)",

@@ -560,3 +560,19 @@ def test_no_hand_written_op_registrations_in_dispatch():
         if n:
             found[rel] = n
     assert found == allowed
+
+
+def test_impl_may_be_a_call_the_generated_wrapper_returns(tmp_path):
+    """Schemas sharing one dispatch function name it with a call over their
+    arguments: the generator writes the wrapper (dispatcher signature) that
+    returns it, and registers the wrapper; no npu::ops function is declared."""
+    from ops.gen import emit_dispatch
+
+    rows = GOOD_ROW.replace("aten: [add.Tensor]", """aten:
+      - add.Tensor: {impl: 'npu::ops::frob_any("add.Tensor", self, other, alpha.toDouble())', meta: none}
+      - sub.Tensor: {impl: 'npu::ops::frob_any("sub.Tensor", self, other, -alpha.toDouble())', meta: none}""")
+    code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(write_family(tmp_path, rows)))
+    assert ("at::Tensor wrapper_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & "
+            'alpha) {\n  return npu::ops::frob_any("sub.Tensor", self, other, -alpha.toDouble());\n}') in code
+    assert 'm.impl("add.Tensor", TORCH_FN(wrapper_add_Tensor));' in code
+    assert "namespace npu::ops" not in code
