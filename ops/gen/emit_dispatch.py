@@ -219,6 +219,8 @@ class Wrapper:
             fn = f"npu::ops::{impls[0]}"
             ns_decl = f"namespace npu::ops {{\n{self.decl(impls[0])};\n}}  // namespace npu::ops\n"
             return ns_decl, f'  m.impl("{self.schema}", TORCH_FN({fn}));\n'
+        if any(u.foreach for _, u in self.uses):
+            return self.emit_foreach()
         iterators = {u.iterator for _, u in self.uses if u.iterator}
         if iterators:
             return self.emit_iterator(iterators)
@@ -259,6 +261,44 @@ class Wrapper:
             else:
                 body.append(f"  {{\n{launch}  }}\n")
         body.append(f'  return npu::fallback_call<{self.ret}>("{self.schema}", {", ".join(self.arg_names())});\n}}\n')
+
+    def emit_foreach(self) -> tuple[str, str]:
+        """A _foreach_* schema: one launch of the row's op per list when the
+        lists take the fast route, else PyTorch's per-tensor loop (its slow
+        kernel), as CUDA's fast route decides (dispatch/ops/foreach_args.h)."""
+        if len(self.uses) != 1 or self.kind not in ("functional", "inplace"):
+            raise TableError(f"{self.where}: a foreach schema is served by one row, functional or in place")
+        op, use = self.uses[0]
+        types = dict((n, t) for t, n in self.args)
+        lists = [n for t, n in self.args if t == "at::TensorList"]
+        # The row's input lists are the schema's lists, in order (x1, x2 = self, other).
+        list_args = iter(lists)
+        args = []
+        for p in op.params:
+            if p.name in use.map:
+                args.append(use.map[p.name])
+            elif p.is_output:
+                args.append("out")
+            elif p.kind == "tensor_list":
+                arg = next(list_args, None)
+                if arg is None:
+                    raise TableError(f"{self.where}: {op.aclnn} reads more lists than {self.schema} has")
+                args.append(f"at::ITensorListRef({arg})")
+            elif p.name in types:
+                args.append(f"at::ITensorListRef({p.name})" if types[p.name] == "at::TensorList" else p.name)
+            else:
+                raise TableError(f"{self.where}: {op.aclnn} parameter '{p.name}' has no argument of that name in "
+                                 f"{self.schema}({', '.join(self.arg_names())}); add map: {{{p.name}: <C++>}}")
+        name = f"wrapper_{ident(self.schema)}"
+        shape = "functional" if self.kind == "functional" else "in_place"
+        ret = "return " if self.kind == "functional" else ""
+        fast = use.foreach.get("fast", "true")
+        body = (f"{self.decl(name)} {{\n"
+                f"  {ret}npu::ops::foreach_{shape}(\n"
+                f'      npu::table::caps::{op.aclnn}, "{self.schema}", {{{", ".join(lists)}}}, {fast},\n'
+                f"      [&](const at::ITensorListRef& out) {{ NPU_RUN({op.aclnn}, {', '.join(args)}); }},\n"
+                f"      [&] {{ {ret}at::native::{use.foreach['slow']}({', '.join(self.arg_names())}); }});\n}}\n")
+        return body, f'  m.impl("{self.schema}", TORCH_FN({name}));\n'
 
     def emit_iterator(self, iterators: set[str]) -> tuple[str, str]:
         """A schema PyTorch computes with a TensorIterator built by hand (no
@@ -306,6 +346,8 @@ def registrations(aten: Aten, fam: Family) -> str:
         w = Wrapper(aten, schema, uses)
         if w.meta and not any(u.impl or u.iterator for _, u in uses):
             metas.add(f"#include <ATen/ops/{w.meta[2]}_meta.h>\n")
+        if any(u.foreach for _, u in uses):
+            metas.add(f"#include <ATen/ops/{w.f.root_name}_native.h>\n")  # the slow loop
         code, line = w.emit()
         (decls if code.startswith("namespace npu::ops") else defs).append(code)
         lines.append(line)

@@ -111,6 +111,9 @@ ATEN_KEYS = {
     "meta": "why the schema has no structured meta function (required with impl)",
     "result": "with iterator, functional form: C++ making the (empty) output the iterator fills, when its "
               "dtype is not the common one, e.g. npu::table::new_output(at::kBool, self, other)",
+    "foreach": "for a _foreach_* schema (no meta function): {fast: <C++ condition on the arguments for one launch "
+               "per list, besides the lists' own checks>, slow: <PyTorch's per-tensor loop, at::native::<slow>>}; the "
+               "wrapper launches the row's op when the lists can take it (dispatch/ops/foreach_args.h), else the loop",
     "iterator": "for a schema without a structured meta function: the TensorIterator builder CPU uses, "
                 "e.g. comparison_op(OUT, self, other) (OUT: the output, or self in-place), or the "
                 "TensorIteratorConfig chain CPU builds, e.g. TensorIteratorConfig().add_output(OUT).add_const_input(self)",
@@ -191,6 +194,7 @@ class AtenUse:
     meta: str | None = None
     iterator: str | None = None
     result: str | None = None
+    foreach: dict[str, str] | None = None
 
 
 @dataclasses.dataclass
@@ -321,6 +325,13 @@ def _aten_use(item, where: str) -> AtenUse:
     opts = opts or {}
     _check_keys(opts, ATEN_KEYS, f"{where} {schema}")
     use = AtenUse(schema, **opts)
+    if use.foreach is not None:
+        if not isinstance(use.foreach, dict) or set(use.foreach) - {"fast", "slow"} or "slow" not in use.foreach:
+            raise TableError(f"{where} {schema}: foreach is {{fast: <C++ condition>, slow: <at::native loop>}}, "
+                             f"got {use.foreach!r}")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(use.foreach["slow"])):
+            raise TableError(f"{where} {schema}: foreach slow must name an at::native function, got "
+                             f"{use.foreach['slow']!r}")
     if use.impl and not use.meta:
         raise TableError(f"{where} {schema}: a hand-written impl must say in `meta:` why no structured meta "
                          "function serves it")

@@ -576,3 +576,38 @@ def test_impl_may_be_a_call_the_generated_wrapper_returns(tmp_path):
             'alpha) {\n  return npu::ops::frob_any("sub.Tensor", self, other, -alpha.toDouble());\n}') in code
     assert 'm.impl("add.Tensor", TORCH_FN(wrapper_add_Tensor));' in code
     assert "namespace npu::ops" not in code
+
+
+FOREACH_ROW = """
+  - aclnn: aclnnFrobList
+    params: const aclTensorList* x1, const aclTensorList* x2, const aclScalar* alpha, aclTensorList* out
+    doc: out[i] = frob(x1[i], alpha * x2[i])
+    entry: frob_list_task(x1, x2, alpha, out)
+    dtypes: [floating]
+    aten:
+      - _foreach_add.List: {foreach: {fast: "npu::ops::real_scalar(alpha)", slow: foreach_tensor_add_list_kernel_slow}}
+      - _foreach_add_.List: {foreach: {slow: foreach_tensor_add_list_kernel_slow_}}
+"""
+
+
+def test_foreach_schemas_launch_one_op_per_list_or_take_pytorchs_loop(tmp_path):
+    """A `foreach:` use: the generated wrapper passes the schema's lists (in
+    order onto the row's list parameters) to the fast-route check and the
+    launch, and calls PyTorch's per-tensor loop otherwise; functional forms
+    return new lists, in-place forms write self."""
+    from ops.gen import emit_dispatch
+
+    code = emit_dispatch.registrations(emit_dispatch.Aten(), load_family(write_family(tmp_path, FOREACH_ROW)))
+    assert ("::std::vector<at::Tensor> wrapper__foreach_add_List(at::TensorList self, at::TensorList other, "
+            "const at::Scalar & alpha) {\n  return npu::ops::foreach_functional(\n"
+            '      npu::table::caps::aclnnFrobList, "_foreach_add.List", {self, other}, '
+            "npu::ops::real_scalar(alpha),\n      [&](const at::ITensorListRef& out) { NPU_RUN(aclnnFrobList, "
+            "at::ITensorListRef(self), at::ITensorListRef(other), alpha, out); },\n"
+            "      [&] { return at::native::foreach_tensor_add_list_kernel_slow(self, other, alpha); });\n}") in code
+    assert ('npu::ops::foreach_in_place(\n      npu::table::caps::aclnnFrobList, "_foreach_add_.List", '
+            "{self, other}, true,") in code
+    assert "[&] { at::native::foreach_tensor_add_list_kernel_slow_(self, other, alpha); });" in code
+    assert "#include <ATen/ops/_foreach_add_native.h>" in code
+    with pytest.raises(TableError, match=r"_foreach_add_.List: foreach is \{fast: <C\+\+ condition>, slow: "):
+        load_family(write_family(tmp_path, FOREACH_ROW.replace("{slow: foreach_tensor_add_list_kernel_slow_}",
+                                                               "{fast: x}")))
