@@ -356,7 +356,43 @@ class Session final : public libkineto::IActivityProfilerSession {
       activity->log(logger);
       buffer_->activities.push_back(std::move(activity));
     }
+    log_estimated_tracks(logger);
   }
+
+  // Beside each stream's track, the same tasks laid end to end by their
+  // estimated time ("stream N (0x...) estimated on <SoC>"), each starting no
+  // earlier than it was submitted: what the step would look like on the SoC
+  // (a host-bound step shows gaps). They are user-annotation activities, so
+  // PyTorch keeps them out of the kernels of key_averages' device times.
+  void log_estimated_tracks(libkineto::ActivityLogger& logger) {
+    if (estimated_us_.empty()) return;
+    std::map<std::pair<int32_t, uint64_t>, int64_t> free_at;
+    for (const aclemuTaskRecord& r : records_) {
+      const auto key = std::make_pair(r.device, r.stream);
+      const int64_t submitted = r.submit_ns + clock_offset_ns_;
+      int64_t& free = free_at[key];
+      const int64_t start = std::max(free, submitted);
+      const int64_t end = start + static_cast<int64_t>(estimated_us_.at(r.seq) * 1e3);
+      free = end;
+      auto activity = std::make_unique<libkineto::GenericTraceActivity>(
+          buffer_->span, ActivityType::GPU_USER_ANNOTATION, r.name);
+      activity->startTime = start;
+      activity->endTime = end;
+      activity->device = r.device;
+      activity->resource = estimate_track(tracks_.at(key));
+      activity->threadId = activity->resource;
+      activity->addMetadataQuoted("kind", task_kind(r));
+      activity->addMetadata("seq", r.seq);
+      activity->addMetadata("estimated_us", fmt::format("{:.3f}", estimated_us_.at(r.seq)));
+      activity->addMetadataQuoted("estimated_on", estimates_soc_);
+      activity->log(logger);
+      buffer_->activities.push_back(std::move(activity));
+    }
+  }
+
+  // The estimate track of stream track `track`, clear of the stream tracks.
+  static int32_t estimate_track(int32_t track) { return kEstimateTrackBase + track; }
+  static constexpr int32_t kEstimateTrackBase = 1000;
 
   // The CPU op of `correlation`: kineto's own activity when it has one,
   // else a stand-in carrying the id (PyTorch reads only the correlation id
@@ -385,8 +421,14 @@ class Session final : public libkineto::IActivityProfilerSession {
   std::vector<libkineto::ResourceInfo> getResourceInfos() override {
     std::vector<libkineto::ResourceInfo> out;
     for (const auto& [key, track] : tracks_) {
-      out.push_back(libkineto::ResourceInfo{track, track, key.first,
+      // Each stream's estimate track right below it.
+      out.push_back(libkineto::ResourceInfo{track, 2 * track, key.first,
                                             fmt::format("stream {} (0x{:x})", track, key.second)});
+      if (!estimated_us_.empty()) {
+        out.push_back(libkineto::ResourceInfo{estimate_track(track), 2 * track + 1, key.first,
+                                              fmt::format("stream {} (0x{:x}) estimated on {}", track, key.second,
+                                                          estimates_soc_)});
+      }
     }
     return out;
   }

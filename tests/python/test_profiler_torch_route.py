@@ -84,6 +84,32 @@ def test_each_kernel_carries_the_same_estimate_as_npu_emu_profiler(tmp_path):
     assert by_name["aclnnMm"] > by_name["aclnnRelu"]
 
 
+def test_each_stream_has_an_estimate_track_that_key_averages_does_not_count(tmp_path):
+    a, b = torch.randn(64, 128).npu(), torch.randn(128, 32).npu()
+    torch.npu.synchronize()
+    with profile(activities=NPU) as prof:
+        torch.mm(a, b).exp().sum()
+        torch.npu.synchronize()
+    trace = _trace(prof, tmp_path)
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in trace["traceEvents"]
+               if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    tasks = sorted((e for e in trace["traceEvents"] if e.get("ph") == "X" and "seq" in e.get("args", {})
+                    and e.get("cat") != "gpu_user_annotation"), key=lambda e: e["args"]["seq"])
+    estimated = sorted((e for e in trace["traceEvents"] if e.get("cat") == "gpu_user_annotation"),
+                       key=lambda e: e["args"]["seq"])
+    assert [e["name"] for e in estimated] == [e["name"] for e in tasks]
+    soc = estimated[0]["args"]["estimated_on"]
+    stream_track = threads[(tasks[0]["pid"], tasks[0]["tid"])]
+    assert {threads[(e["pid"], e["tid"])] for e in estimated} == {f"{stream_track} estimated on {soc}"}
+    for e in estimated:
+        assert e["dur"] == pytest.approx(float(e["args"]["estimated_us"]), abs=0.01)  # ts and dur rounded to ns
+    for before, after in zip(estimated, estimated[1:]):
+        assert after["ts"] >= before["ts"] + before["dur"] - 2e-3, "one after another, as the stream runs them"
+    # The kernels' device time is counted once: the estimate rows are user annotations.
+    rows = [e for e in prof.key_averages() if e.key == "aclnnMm"]
+    assert sum(e.count for e in rows if not e.is_user_annotation) == 1
+
+
 def test_tasks_still_running_on_the_current_device_when_the_profile_stops_are_in_the_trace(tmp_path, delay_us):
     x = torch.randn(64, 64).npu()
     torch.npu.synchronize()
