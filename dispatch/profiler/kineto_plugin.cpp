@@ -363,7 +363,7 @@ class Session final : public libkineto::IActivityProfilerSession {
   // estimated time ("stream N (0x...) estimated on <SoC>"), each starting no
   // earlier than it was submitted: what the step would look like on the SoC
   // (a host-bound step shows gaps). They are user-annotation activities, so
-  // PyTorch keeps them out of the kernels of key_averages' device times.
+  // PyTorch keeps them out of its ops' kernels and of the device-time totals.
   void log_estimated_tracks(libkineto::ActivityLogger& logger) {
     if (estimated_us_.empty()) return;
     std::map<std::pair<int32_t, uint64_t>, int64_t> free_at;
@@ -374,8 +374,10 @@ class Session final : public libkineto::IActivityProfilerSession {
       const int64_t start = std::max(free, submitted);
       const int64_t end = start + static_cast<int64_t>(estimated_us_.at(r.seq) * 1e3);
       free = end;
+      // Named apart from the kernel: key_averages() lists these as their own
+      // rows, whose device time is the estimate.
       auto activity = std::make_unique<libkineto::GenericTraceActivity>(
-          buffer_->span, ActivityType::GPU_USER_ANNOTATION, r.name);
+          buffer_->span, ActivityType::GPU_USER_ANNOTATION, fmt::format("{} [est. {}]", r.name, estimates_soc_));
       activity->startTime = start;
       activity->endTime = end;
       activity->device = r.device;

@@ -97,17 +97,22 @@ def test_each_stream_has_an_estimate_track_that_key_averages_does_not_count(tmp_
                     and e.get("cat") != "gpu_user_annotation"), key=lambda e: e["args"]["seq"])
     estimated = sorted((e for e in trace["traceEvents"] if e.get("cat") == "gpu_user_annotation"),
                        key=lambda e: e["args"]["seq"])
-    assert [e["name"] for e in estimated] == [e["name"] for e in tasks]
     soc = estimated[0]["args"]["estimated_on"]
+    assert [e["name"] for e in estimated] == [f'{e["name"]} [est. {soc}]' for e in tasks]
     stream_track = threads[(tasks[0]["pid"], tasks[0]["tid"])]
     assert {threads[(e["pid"], e["tid"])] for e in estimated} == {f"{stream_track} estimated on {soc}"}
     for e in estimated:
         assert e["dur"] == pytest.approx(float(e["args"]["estimated_us"]), abs=0.01)  # ts and dur rounded to ns
     for before, after in zip(estimated, estimated[1:]):
         assert after["ts"] >= before["ts"] + before["dur"] - 2e-3, "one after another, as the stream runs them"
-    # The kernels' device time is counted once: the estimate rows are user annotations.
-    rows = [e for e in prof.key_averages() if e.key == "aclnnMm"]
-    assert sum(e.count for e in rows if not e.is_user_annotation) == 1
+    # key_averages: the kernel's row keeps the emulator's time; the estimate
+    # has its own row (a user annotation, outside the device-time totals).
+    rows = {e.key: e for e in prof.key_averages()}
+    kernel, estimate = rows["aclnnMm"], rows[f"aclnnMm [est. {soc}]"]
+    assert kernel.count == 1 and not kernel.is_user_annotation
+    assert estimate.count == 1 and estimate.is_user_annotation
+    mm = next(e for e in estimated if e["name"].startswith("aclnnMm"))
+    assert estimate.device_time_total == pytest.approx(float(mm["args"]["estimated_us"]), abs=0.01)
 
 
 def test_tasks_still_running_on_the_current_device_when_the_profile_stops_are_in_the_trace(tmp_path, delay_us):
