@@ -165,3 +165,22 @@ def _has_matplotlib() -> bool:
     except ImportError:
         return False
     return True
+
+
+def test_report_plot_shows_the_conversions_inside_aclnn_entries(tmp_path):
+    pytest.importorskip("matplotlib")
+    from npu_emu.debug.trace_report import plot_panels, report_plot, summarize
+
+    events = [{"event": "cast", "op": "aten::abs", "site": "train.py:5 (step)", "from": "NC1HWC0", "to": "NCHW",
+               "bytes": 64}] + [
+              {"event": "entry_cast", "op": "aten::add_", "entry": "aclnnAdd", "param": "self", "from": "FRACTAL_Z",
+               "to": "NCHW", "site": "train.py:9 (step)", "bytes": 32}] * 3
+    summary = summarize(events)
+    titles = [title for title, _ in plot_panels(summary)]
+    assert titles == ["casts per call site", "casts per op", "conversions inside aclnn entries per call site",
+                      "conversions inside aclnn entries per entry and parameter"], "no empty fallback panel"
+    path = report_plot(summary, tmp_path / "r.png")
+    from PIL import Image
+
+    with Image.open(path) as image:
+        assert image.size == (1000, 320 * len(titles))
