@@ -144,10 +144,14 @@ _TWO_DEVICES = textwrap.dedent("""
         y0 = torch.relu(x0)
         side = torch.npu.Stream(device=1)
         with torch.npu.device(1):
-            y1 = torch.exp(x1)
+            y1 = x1
+            for _ in range(5):
+                y1 = torch.exp(y1)
             with torch.npu.stream(side):
                 z1 = torch.abs(x1)
-        # device 1 is not the current device: torch.profiler does not synchronize it
+        # Device 1 is not the current device: torch.profiler does not
+        # synchronize it, and its five delayed exps are still queued when
+        # device 0's one relu is done.
     npu_emu._C._set_kernel_delay_us(0)
     path = tempfile.mktemp(suffix=".json")
     prof.export_chrome_trace(path)
@@ -174,7 +178,7 @@ def two_devices() -> dict:
 def test_tasks_still_running_on_another_device_when_the_profile_stops_are_in_the_trace(two_devices):
     kernels = two_devices["kernels"]
     by_device = {pid: sorted(name for p, _, name, _ in kernels if p == pid) for pid in (0, 1)}
-    assert by_device == {0: ["aclnnRelu"], 1: ["aclnnAbs", "aclnnExp"]}
+    assert by_device == {0: ["aclnnRelu"], 1: ["aclnnAbs"] + ["aclnnExp"] * 5}
     assert all(has_estimate for *_, has_estimate in kernels)
 
 
