@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "acl/acl_emu_profiling.h"
+#include "emulator/acl_error.h"
+#include "emulator/device.h"
 #include "emulator/stream.h"
 
 namespace npu::emu::task_recorder {
@@ -127,6 +129,16 @@ ACL_FUNC_VISIBILITY size_t aclemuTaskRecorderTakeFrom(int handle, aclemuTaskReco
 ACL_FUNC_VISIBILITY void aclemuTaskRecorderClose(int handle) {
   const std::lock_guard<std::mutex> lock(rec::g_mutex);
   close_locked(handle);
+}
+
+ACL_FUNC_VISIBILITY void aclemuTaskRecorderDrain(void) {
+  // Not under rec::g_mutex: a finishing task takes it to leave its record.
+  try {
+    npu::emu::Runtime& rt = npu::emu::Runtime::get();
+    for (int32_t d = 0; d < rt.device_count(); ++d) rt.drain_device(d);
+  } catch (const npu::emu::AclError&) {
+    // No runtime (bad configuration, a forked child): nothing was submitted.
+  }
 }
 
 // The single-consumer form npu_emu.profiler uses: on (re)opens its

@@ -36,7 +36,7 @@ def log_stats(x: torch.Tensor) -> None:
 def step(model: nn.Module, optimizer: torch.optim.Optimizer) -> torch.Tensor:
     x = npu_format_cast(torch.randn(4, 3, 16, 16).npu(), Format.NC1HWC0)
     log_stats(x)
-    x = x - x.mean(dim=(2, 3), keepdim=True)  # op-table entries take NC1HWC0 as it is: no cast
+    x = x - x.mean(dim=(2, 3), keepdim=True)  # no cast op, but both entries read NC1HWC0 through NCHW scratch
     loss = model(x).square().mean()
     optimizer.zero_grad()
     loss.backward()

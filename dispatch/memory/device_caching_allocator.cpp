@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include <c10/core/Allocator.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 
@@ -87,7 +88,17 @@ Block* DeviceCachingAllocator::malloc(std::size_t size, aclrtStream stream) {
     node.mapped() = block;
     live_.insert(std::move(node));
   }
+  report_to_profiler(block->ptr, static_cast<int64_t>(block->size));
   return block;
+}
+
+void DeviceCachingAllocator::report_to_profiler(void* ptr, int64_t delta) const {
+  // torch.profiler's profile_memory: the allocation or free as a memory event
+  // of this npu device (a thread-local lookup when no profiler listens).
+  if (!c10::memoryProfilingEnabled()) return;
+  c10::reportMemoryUsageToProfiler(ptr, delta, static_cast<std::size_t>(stats_.allocated_bytes[kAggregate].current),
+                                   static_cast<std::size_t>(stats_.reserved_bytes[kAggregate].current),
+                                   npu_device(device_));
 }
 
 bool DeviceCachingAllocator::free_live(void* ptr) {
@@ -96,7 +107,9 @@ bool DeviceCachingAllocator::free_live(void* ptr) {
   if (it == live_.end()) return false;
   Block* block = it->second;
   spare_live_nodes_.erase(live_, it);
+  const auto size = static_cast<int64_t>(block->size);
   free(block);
+  report_to_profiler(ptr, -size);
   return true;
 }
 

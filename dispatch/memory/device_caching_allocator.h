@@ -112,6 +112,9 @@ class DeviceCachingAllocator {
   void recycle_event(std::unique_ptr<AclEvent> event);
   void synchronize_and_free_events();
   std::size_t device_capacity();
+  // Tells torch.profiler (profile_memory=True) of an allocation (delta > 0)
+  // or a free; callers hold mutex_.
+  void report_to_profiler(void* ptr, int64_t delta) const;
   [[noreturn]] void throw_oom(const Request& r, std::size_t requested, bool fraction_limited);
   Block* new_block(aclrtStream stream, std::size_t size, BlockPool* pool, char* ptr);
   Block* allocate(std::size_t size, aclrtStream stream);

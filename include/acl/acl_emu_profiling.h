@@ -40,6 +40,11 @@ ACL_FUNC_VISIBILITY int aclemuTaskRecorderOpen(void);
 // first) and returns how many; with out == NULL returns how many are waiting.
 ACL_FUNC_VISIBILITY size_t aclemuTaskRecorderTakeFrom(int handle, aclemuTaskRecord* out, size_t capacity);
 ACL_FUNC_VISIBILITY void aclemuTaskRecorderClose(int handle);
+// Waits until every task already submitted to any stream of any device has
+// run (and so is recorded), without taking the tasks' errors: they stay
+// pending for the application's next synchronizing call. What a profiler
+// calls when it stops, so that work still queued or running is in its trace.
+ACL_FUNC_VISIBILITY void aclemuTaskRecorderDrain(void);
 
 // A base-format conversion an aclnn entry makes internally: a private-format
 // tensor parameter computed on through base-format scratch

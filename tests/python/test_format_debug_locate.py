@@ -218,3 +218,54 @@ def test_explain_conv_output_format_rule():
         assert e.allow_internal_format and "allow_internal_format" in e.rule
     finally:
         torch.npu.config.allow_internal_format = previous
+
+
+# Every dtype a private format can hold, not only one per element size:
+# the format arithmetic must not depend on more than the element size, and
+# the device's bytes must agree for each (bool and the unsigned, 16-bit
+# integer, bfloat16, float64 and complex types included).
+ONE_SHAPE_PER_FORMAT = [
+    (Format.NC1HWC0, (3, 17, 2, 3)), (Format.FRACTAL_Z, (17, 5, 1, 2)), (Format.NC1HWC0_C04, (2, 5, 2, 3)),
+    (Format.NDC1HWC0, (2, 17, 2, 2, 3)), (Format.FRACTAL_Z_3D, (17, 3, 1, 2, 1)), (Format.NDHWC, (2, 17, 2, 2, 3)),
+    (Format.FRACTAL_NZ, (2, 18, 33)), *((f, (5, 19)) for f in (Format.FRACTAL_NZ_C0_16, Format.FRACTAL_NZ_C0_32,
+                                                               Format.FRACTAL_NZ_C0_2, Format.FRACTAL_NZ_C0_4,
+                                                               Format.FRACTAL_NZ_C0_8)),
+]
+EVERY_DTYPE = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+               torch.bfloat16, torch.float32, torch.float64, torch.complex64]
+
+
+def _values(shape, dtype):
+    numel = math.prod(shape)
+    if dtype == torch.bool:
+        return (torch.arange(numel) % 3 == 1).reshape(shape)
+    values = torch.arange(1, numel + 1) % (100 if dtype in (torch.int8, torch.uint8) else 1 << 30)
+    if dtype == torch.complex64:
+        return torch.complex(values.float(), -values.float()).reshape(shape)
+    return values.to(dtype).reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
+@pytest.mark.parametrize("fmt,shape", ONE_SHAPE_PER_FORMAT, ids=lambda v: v.name if isinstance(v, Format) else None)
+def test_locate_matches_spec_and_device_for_every_dtype(fmt, shape, dtype):
+    cpu = _values(shape, dtype)
+    t = npu_format_cast(cpu.npu(), fmt)
+    assert npu_emu.storage_desc(t).npu_format == fmt
+    itemsize = cpu.element_size()
+    count, off = spec(fmt, shape, itemsize)
+    assert debug.describe(t).storage_bytes == count * itemsize
+    raw = npu_emu.storage_data(t).reshape(-1)
+    assert raw.dtype == dtype and raw.numel() == count
+    used = set()
+    for idx in itertools.product(*(range(n) for n in shape)):
+        loc = debug.locate(t, idx)
+        assert loc.element_offset == off(idx), (idx, loc)
+        assert raw[loc.element_offset] == cpu[idx]
+        back = debug.locate_offset(t, loc.byte_offset + itemsize - 1)
+        assert not back.padding and back.index == tuple(idx)
+        used.add(loc.element_offset)
+    padding = sorted(set(range(count)) - used)
+    for element in padding[:64] + padding[-64:]:
+        assert debug.locate_offset(t, element * itemsize).padding
+        assert raw[element] == 0
+    torch.testing.assert_close(t.cpu(), cpu, rtol=0, atol=0)

@@ -165,3 +165,40 @@ def _has_matplotlib() -> bool:
     except ImportError:
         return False
     return True
+
+
+def test_report_plot_shows_the_conversions_inside_aclnn_entries(tmp_path):
+    pytest.importorskip("matplotlib")
+    from npu_emu.debug.trace_report import plot_panels, report_plot, summarize
+
+    events = [{"event": "cast", "op": "aten::abs", "site": "train.py:5 (step)", "from": "NC1HWC0", "to": "NCHW",
+               "bytes": 64}] + [
+              {"event": "entry_cast", "op": "aten::add_", "entry": "aclnnAdd", "param": "self", "from": "FRACTAL_Z",
+               "to": "NCHW", "site": "train.py:9 (step)", "bytes": 32}] * 3
+    summary = summarize(events)
+    titles = [title for title, _ in plot_panels(summary)]
+    assert titles == ["casts per call site", "casts per op", "conversions inside aclnn entries per call site",
+                      "conversions inside aclnn entries per entry and parameter"], "no empty fallback panel"
+    path = report_plot(summary, tmp_path / "r.png")
+    from PIL import Image
+
+    with Image.open(path) as image:
+        assert image.size == (1000, 320 * len(titles))
+
+
+@pytest.mark.parametrize("fmt,shape,index", [
+    (Format.FRACTAL_NZ, (20, 33), (17, 30)), (Format.FRACTAL_NZ, (2, 5, 19), (1, 4, 18)),
+    (Format.FRACTAL_Z, (18, 3, 2, 2), (17, 2, 1, 0)), (Format.NC1HWC0_C04, (2, 3, 2, 2), (1, 2, 1, 1)),
+    (Format.NDC1HWC0, (1, 17, 2, 2, 2), (0, 16, 1, 1, 1)),
+], ids=lambda v: v.name if isinstance(v, Format) else None)
+def test_png_picture_of_every_tiled_format_marks_its_padding_and_the_element(tmp_path, fmt, shape, index):
+    pytest.importorskip("matplotlib")
+    from matplotlib.image import imread
+
+    t = npu_format_cast(torch.randn(shape).npu(), fmt)
+    pic = debug.render_png(t, tmp_path / "layout.png", index, cell_px=8)
+    image = imread(pic.path)
+    assert image.shape[:2] == (pic.height, pic.width)
+    assert pic.padding_cells == debug.describe(t).padding_bytes // t.element_size() > 0
+    assert _colour_pixels(image, render.PADDING_RGB) == pytest.approx(pic.padding_cells * pic.cell_px ** 2, rel=0.15)
+    assert _colour_pixels(image, render.HIGHLIGHT_RGB) == pytest.approx(pic.cell_px ** 2, rel=0.3)

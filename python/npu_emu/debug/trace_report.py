@@ -130,19 +130,33 @@ def report_text(s: TraceSummary, *, top: int = 10, steps: int = 1) -> str:
     return "\n".join(lines)
 
 
+def plot_panels(s: TraceSummary) -> list[tuple[str, Counter]]:
+    """The report plot's bar charts: casts per call site and per op, then
+    what the trace has of CPU fallbacks and of conversions inside aclnn
+    entries (often the larger share of a training step's re-layouts)."""
+    panels = [("casts per call site", s.casts_by_site), ("casts per op", s.casts_by_op)]
+    if s.fallbacks:
+        panels.append(("CPU fallbacks per op", s.fallbacks_by_op))
+    if s.entry_casts:
+        panels += [("conversions inside aclnn entries per call site", s.entry_casts_by_site),
+                   ("conversions inside aclnn entries per entry and parameter", s.entry_casts_by_entry)]
+    return panels
+
+
 def report_plot(s: TraceSummary, path: str | Path, *, top: int = 10) -> Path:
-    """Bar charts of casts per call site and per op, and fallbacks per op, as a PNG."""
+    """plot_panels(s) as horizontal bar charts in one PNG (320 pixels high each)."""
     from npu_emu.debug.render import _require_matplotlib
 
     Figure, FigureCanvasAgg = _require_matplotlib()
-    panels = [("casts per call site", s.casts_by_site), ("casts per op", s.casts_by_op),
-              ("CPU fallbacks per op", s.fallbacks_by_op)]
+    panels = plot_panels(s)
     fig = Figure(figsize=(10, 3.2 * len(panels)), dpi=100)
     FigureCanvasAgg(fig)
+    colors = {"casts": "tab:purple", "CPU fallbacks": "tab:orange", "conversions": "tab:blue"}
     for i, (title, counts) in enumerate(panels, 1):
         ax = fig.add_subplot(len(panels), 1, i)
         items = counts.most_common(top)[::-1]
-        ax.barh([k[-60:] for k, _ in items], [n for _, n in items], color="tab:purple" if i < 3 else "tab:orange")
+        color = next(c for prefix, c in colors.items() if title.startswith(prefix))
+        ax.barh([k[-60:] for k, _ in items], [n for _, n in items], color=color)
         ax.set_title(title + ("" if items else " (none)"), fontsize=10)
         ax.tick_params(labelsize=7)
     fig.tight_layout()

@@ -7,8 +7,9 @@ on the emulated SoC, exported as a Chrome/Perfetto trace.
     prof.export_chrome_trace("step.json")
     print(prof.summary())
 
-(PyTorch's ProfilerActivity.PrivateUse1 needs a kineto plugin in C++: see
-README "Profiling".) The memory history for PyTorch's memory viz:
+torch.profiler with ProfilerActivity.PrivateUse1 shows the same tasks, their
+estimates (kineto_estimate.py) and the allocator's events through the kineto
+plugin, dispatch/profiler/kineto_plugin.cpp (README "Profiling"). The memory history for PyTorch's memory viz:
 torch.npu.memory._record_memory_history / _snapshot (memory_history.py)."""
 
 from __future__ import annotations
