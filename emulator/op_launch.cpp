@@ -41,7 +41,7 @@ struct ExecutorCacheCleanup {
   }
 };
 
-std::unique_ptr<aclOpExecutor> take_executor() {
+std::unique_ptr<aclOpExecutor> take_cached_executor() {
   ExecutorCache& cache = t_executor_cache;
   if (cache.count == 0) return std::make_unique<aclOpExecutor>();
   return std::unique_ptr<aclOpExecutor>(cache.items[--cache.count]);
@@ -59,10 +59,11 @@ void give_executor(std::unique_ptr<aclOpExecutor> ex) {
 
 }  // namespace
 
-void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor, TaskBody&& body) {
+std::unique_ptr<aclOpExecutor> new_executor() { return take_cached_executor(); }
+
+void hand_out_executor(const char* op_name, std::unique_ptr<aclOpExecutor> ex, uint64_t* workspace_size,
+                       aclOpExecutor** executor) {
   inject_op_fault(op_name);  // NPU_EMU_FAULTS=aclnn_error@...
-  std::unique_ptr<aclOpExecutor> ex = take_executor();
-  ex->task.body = std::move(body);
   *workspace_size = 0;  // the emulator needs no device workspace
   *executor = ex.release();
 }
