@@ -76,6 +76,15 @@ std::unique_ptr<T> new_handle() {
   return t;
 }
 
+// Out of line and after the handle is stored: the cache's address, in a
+// register the call clobbers, would otherwise be looked up again (a second
+// __tls_get_addr) on the common path where this is not called.
+template <class T>
+[[gnu::noinline]] void register_handle_cleanup() {
+  thread_local HandleCacheCleanup<T> cleanup;
+  t_handle_cache<T>.cleanup_registered = true;
+}
+
 template <class T>
 void destroy_handle(const T* t) {
   if (t == nullptr) return;
@@ -84,11 +93,8 @@ void destroy_handle(const T* t) {
     delete t;
     return;
   }
-  if (!cache.cleanup_registered) {
-    thread_local HandleCacheCleanup<T> cleanup;
-    cache.cleanup_registered = true;
-  }
   cache.items[cache.count++] = const_cast<T*>(t);
+  if (!cache.cleanup_registered) register_handle_cleanup<T>();
 }
 
 // Far more than any tensor has (PyTorch allows 64 dims), far less than a

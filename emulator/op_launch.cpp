@@ -47,14 +47,18 @@ std::unique_ptr<aclOpExecutor> take_cached_executor() {
   return std::unique_ptr<aclOpExecutor>(cache.items[--cache.count]);
 }
 
+// Out of line and after the executor is stored, as register_handle_cleanup
+// in api_tensor.cpp: one thread-local lookup on the common path.
+[[gnu::noinline]] void register_executor_cleanup() {
+  thread_local ExecutorCacheCleanup cleanup;
+  t_executor_cache.cleanup_registered = true;
+}
+
 void give_executor(std::unique_ptr<aclOpExecutor> ex) {
   ExecutorCache& cache = t_executor_cache;
   if (cache.closed || cache.count == cache.items.size()) return;  // `ex` deletes it
-  if (!cache.cleanup_registered) {
-    thread_local ExecutorCacheCleanup cleanup;
-    cache.cleanup_registered = true;
-  }
   cache.items[cache.count++] = ex.release();
+  if (!cache.cleanup_registered) register_executor_cleanup();
 }
 
 }  // namespace
