@@ -1,7 +1,6 @@
 // aclCreateTensor and the other aclnn object constructors.
 #include <array>
 #include <cstring>
-#include <limits>
 #include <string>
 #include <memory>
 
@@ -77,6 +76,15 @@ std::unique_ptr<T> new_handle() {
   return t;
 }
 
+// Out of line and after the handle is stored: the cache's address, in a
+// register the call clobbers, would otherwise be looked up again (a second
+// __tls_get_addr) on the common path where this is not called.
+template <class T>
+[[gnu::noinline]] void register_handle_cleanup() {
+  thread_local HandleCacheCleanup<T> cleanup;
+  t_handle_cache<T>.cleanup_registered = true;
+}
+
 template <class T>
 void destroy_handle(const T* t) {
   if (t == nullptr) return;
@@ -85,31 +93,37 @@ void destroy_handle(const T* t) {
     delete t;
     return;
   }
-  if (!cache.cleanup_registered) {
-    thread_local HandleCacheCleanup<T> cleanup;
-    cache.cleanup_registered = true;
-  }
   cache.items[cache.count++] = const_cast<T*>(t);
+  if (!cache.cleanup_registered) register_handle_cleanup<T>();
 }
 
 // Far more than any tensor has (PyTorch allows 64 dims), far less than a
 // garbage count that would make the copies below read past the caller's array.
 constexpr uint64_t kMaxRank = 64;
 
+[[noreturn, gnu::cold, gnu::noinline]] void negative_size(const char* what, uint64_t i, int64_t value) {
+  fail(ACLNN_ERR_PARAM_INVALID, std::string(what) + "[" + std::to_string(i) + "] is " + std::to_string(value) +
+                                    "; sizes must be non-negative");
+}
+[[noreturn, gnu::cold, gnu::noinline]] void numel_overflow(const char* what) {
+  fail(ACLNN_ERR_PARAM_INVALID, std::string(what) + ": the element count overflows 64 bits");
+}
+
 // Sizes (view or storage dims) of a tensor: each non-negative, and the
-// element count representable.
-void require_sizes(const char* what, const int64_t* dims, uint64_t count) {
+// element count representable. Runs for every tensor argument of every
+// launch: a multiply with an overflow check instead of a division per dim,
+// the messages built out of line.
+inline void require_sizes(const char* what, const int64_t* dims, uint64_t count) {
   int64_t numel = 1;
   for (uint64_t i = 0; i < count; ++i) {
-    if (dims[i] < 0) {
-      fail(ACLNN_ERR_PARAM_INVALID, std::string(what) + "[" + std::to_string(i) + "] is " + std::to_string(dims[i]) +
-                                        "; sizes must be non-negative");
-    }
-    if (dims[i] != 0 && numel > std::numeric_limits<int64_t>::max() / dims[i]) {
-      fail(ACLNN_ERR_PARAM_INVALID, std::string(what) + ": the element count overflows 64 bits");
-    }
-    numel *= dims[i];
+    if (dims[i] < 0) negative_size(what, i, dims[i]);
+    if (__builtin_mul_overflow(numel, dims[i], &numel)) numel_overflow(what);
   }
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void negative_stride(uint64_t i, int64_t value) {
+  fail(ACLNN_ERR_PARAM_INVALID,
+       "stride[" + std::to_string(i) + "] is " + std::to_string(value) + "; strides must be non-negative");
 }
 
 // By reference: any int can arrive as the enum (emulator/c_enum.h).
@@ -160,10 +174,7 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
     require_sizes("storageDims", storageDims, storageDimsNum);
     if (stride != nullptr) {
       for (uint64_t i = 0; i < viewDimsNum; ++i) {
-        if (stride[i] < 0) {
-          fail(ACLNN_ERR_PARAM_INVALID, "stride[" + std::to_string(i) + "] is " + std::to_string(stride[i]) +
-                                            "; strides must be non-negative");
-        }
+        if (stride[i] < 0) negative_stride(i, stride[i]);
       }
     }
     std::unique_ptr<aclTensor> t = new_handle<aclTensor>();

@@ -173,14 +173,16 @@ aclTensor* FormatScope::stage(const aclTensor& t, const char* name, bool output)
   return state_->substitutes.emplace_back(std::move(sub)).get();
 }
 
+// A base-format (ND) tensor, nearly every argument of every launch, is its
+// own substitute: checked here, without the call to stage().
 const aclTensor* FormatScope::substitute(const TensorIn& p) {
-  if (p.tensor == nullptr || p.native) return p.tensor;
+  if (p.tensor == nullptr || p.native || p.tensor->format == ACL_FORMAT_ND) return p.tensor;
   const aclTensor* sub = stage(*p.tensor, p.name, false);
   return sub != nullptr ? sub : p.tensor;
 }
 
 aclTensor* FormatScope::substitute(const TensorOut& p) {
-  if (p.tensor == nullptr || p.native) return p.tensor;
+  if (p.tensor == nullptr || p.native || p.tensor->format == ACL_FORMAT_ND) return p.tensor;
   if (p.reads) stage(*p.tensor, p.name, false);  // the same scratch, marked read too
   aclTensor* sub = stage(*p.tensor, p.name, true);
   return sub != nullptr ? sub : p.tensor;

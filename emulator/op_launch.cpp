@@ -41,28 +41,33 @@ struct ExecutorCacheCleanup {
   }
 };
 
-std::unique_ptr<aclOpExecutor> take_executor() {
+std::unique_ptr<aclOpExecutor> take_cached_executor() {
   ExecutorCache& cache = t_executor_cache;
   if (cache.count == 0) return std::make_unique<aclOpExecutor>();
   return std::unique_ptr<aclOpExecutor>(cache.items[--cache.count]);
 }
 
+// Out of line and after the executor is stored, as register_handle_cleanup
+// in api_tensor.cpp: one thread-local lookup on the common path.
+[[gnu::noinline]] void register_executor_cleanup() {
+  thread_local ExecutorCacheCleanup cleanup;
+  t_executor_cache.cleanup_registered = true;
+}
+
 void give_executor(std::unique_ptr<aclOpExecutor> ex) {
   ExecutorCache& cache = t_executor_cache;
   if (cache.closed || cache.count == cache.items.size()) return;  // `ex` deletes it
-  if (!cache.cleanup_registered) {
-    thread_local ExecutorCacheCleanup cleanup;
-    cache.cleanup_registered = true;
-  }
   cache.items[cache.count++] = ex.release();
+  if (!cache.cleanup_registered) register_executor_cleanup();
 }
 
 }  // namespace
 
-void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor, TaskBody&& body) {
+std::unique_ptr<aclOpExecutor> new_executor() { return take_cached_executor(); }
+
+void hand_out_executor(const char* op_name, std::unique_ptr<aclOpExecutor> ex, uint64_t* workspace_size,
+                       aclOpExecutor** executor) {
   inject_op_fault(op_name);  // NPU_EMU_FAULTS=aclnn_error@...
-  std::unique_ptr<aclOpExecutor> ex = take_executor();
-  ex->task.body = std::move(body);
   *workspace_size = 0;  // the emulator needs no device workspace
   *executor = ex.release();
 }

@@ -2,6 +2,7 @@
 // on the host, at ...GetWorkspaceSize time) and launching it on a stream.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <tuple>
 
@@ -12,8 +13,13 @@
 
 namespace npu::emu {
 
-// Hands out an executor that will run `body` (the validated kernel task).
-void make_executor(const char* op_name, uint64_t* workspace_size, aclOpExecutor** executor, TaskBody&& body);
+// An executor with an empty body (reused from the thread's cache when it
+// can), for the entry to build its body in.
+std::unique_ptr<aclOpExecutor> new_executor();
+// Hands out `ex`, whose body is the validated kernel task, through the
+// entry's out parameters.
+void hand_out_executor(const char* op_name, std::unique_ptr<aclOpExecutor> ex, uint64_t* workspace_size,
+                       aclOpExecutor** executor);
 
 // Runs `prepare` (which validates and returns the kernel body to run later)
 // and hands out an executor for it. Errors become aclnn status codes.
@@ -25,7 +31,9 @@ aclnnStatus prepare_op(const char* op_name, uint64_t* workspace_size, aclOpExecu
     if (workspace_size == nullptr || executor == nullptr) {
       fail(ACLNN_ERR_PARAM_NULLPTR, "workspaceSize and executor must not be null");
     }
-    make_executor(op_name, workspace_size, executor, prepare());
+    std::unique_ptr<aclOpExecutor> ex = new_executor();
+    ex->task.body.assign_from(std::forward<Prepare>(prepare));  // built in the executor, not moved in
+    hand_out_executor(op_name, std::move(ex), workspace_size, executor);
   });
 }
 
@@ -46,10 +54,15 @@ aclnnStatus prepare_op(const char* op_name, uint64_t* workspace_size, aclOpExecu
     const auto substitutes = std::apply(
         [&](const auto&... p) { return std::tuple{scope.substitute(p)...}; }, args.params);
     // A task body is moved as few times as possible (the binary family's is
-    // 664 bytes): from its maker into here, then into the executor.
-    TaskBody body = std::apply(prepare, substitutes);
-    if (scope.substituted()) body = scope.wrap(std::move(body));
-    make_executor(op_name, workspace_size, executor, std::move(body));
+    // 664 bytes): without substitutes, the body its maker returns is built
+    // in the executor; with them, it is moved into the wrapping body.
+    std::unique_ptr<aclOpExecutor> ex = new_executor();
+    if (scope.substituted()) {
+      ex->task.body = scope.wrap(std::apply(prepare, substitutes));
+    } else {
+      ex->task.body.assign_from([&] { return std::apply(prepare, substitutes); });
+    }
+    hand_out_executor(op_name, std::move(ex), workspace_size, executor);
   });
 }
 

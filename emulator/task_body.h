@@ -57,6 +57,37 @@ class TaskBody {
   TaskBody& operator=(const TaskBody&) = delete;
   ~TaskBody() { reset(); }
 
+  // A body holding the D that `make()` returns, built in its inline room
+  // (D must fit: stores_inline<D>()): the prvalue is constructed where it
+  // stays, where building D first and converting it would copy its capture.
+  template <class D, class Make>
+  static TaskBody make_inline(Make&& make) {
+    static_assert(stores_inline<D>(), "make_inline: the callable does not fit TaskBody's inline room");
+    TaskBody body;
+    ::new (static_cast<void*>(body.storage_)) D(std::forward<Make>(make)());
+    body.ops_ = &kOps<D, false>;
+    return body;
+  }
+  // The D a make_inline<D> body holds, to finish it in place.
+  template <class D>
+  D& inline_target() noexcept {
+    return *std::launder(reinterpret_cast<D*>(storage_));
+  }
+  // Makes this body the one `make()` returns, constructed where this one
+  // lies (no move of the returned body: a binary op's capture is 664
+  // bytes). Left empty if `make` throws.
+  template <class Make>
+  void assign_from(Make&& make) {
+    reset();
+    this->~TaskBody();
+    try {
+      ::new (static_cast<void*>(this)) TaskBody(std::forward<Make>(make)());
+    } catch (...) {
+      ::new (static_cast<void*>(this)) TaskBody();
+      throw;
+    }
+  }
+
   explicit operator bool() const noexcept { return ops_ != nullptr; }
   // Whether a callable of type D is kept inside the TaskBody (no allocation).
   template <class D>

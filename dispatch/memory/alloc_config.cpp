@@ -231,13 +231,19 @@ AllocatorConfig parse_allocator_config(const std::string& text) {
   return cfg;
 }
 
+namespace {
+// Read on every allocation and free (several times per small op): once
+// parsed and warned about, one load of this constant-initialized pointer.
+// (A function-local static with a constructor costs a guard check per
+// access, before any early return.)
+std::atomic<const AllocatorConfig*> g_ready_config{nullptr};
+}  // namespace
+
 const AllocatorConfig& allocator_config() {
+  if (const AllocatorConfig* ready = g_ready_config.load(std::memory_order_acquire)) return *ready;
   static std::once_flag once;
   static AllocatorConfig config;
   static std::string error;
-  // Read on every allocation and free: once parsed and warned about, a load.
-  static std::atomic<bool> ready{false};
-  if (ready.load(std::memory_order_acquire)) return config;
   std::call_once(once, [] {
     try {
       config = config_from_environment();
@@ -253,7 +259,7 @@ const AllocatorConfig& allocator_config() {
                  "segments (base_addr_aligned_kb has no effect either)");
     }
   });
-  ready.store(true, std::memory_order_release);
+  g_ready_config.store(&config, std::memory_order_release);
   return config;
 }
 

@@ -1,6 +1,7 @@
 #include "dispatch/ops/acl_args.h"
 
 #include <complex>
+#include <memory>
 
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/format/format_cast.h"
@@ -79,15 +80,32 @@ at::Scalar convert_scalar(const at::Scalar& s, at::ScalarType as) {
   return s.toLong();
 }
 
+bool is_int_one(const at::Scalar& s) { return s.isIntegral(/*includeBool=*/false) && s.toLong() == 1; }
+
+// add/sub's alpha is almost always the integer 1 (the schema's default). One
+// description of it, made on first use and shared by every launch on every
+// thread (an op only reads the scalars it is given), saves an
+// aclCreateScalar/aclDestroyScalar pair per op: destroy_acl leaves it alone,
+// and scalar lists (which destroy their scalars) get their own. Never
+// destroyed: it lives as long as the driver library that made it, which is
+// never unloaded.
+aclScalar* shared_int_one() {
+  static aclScalar* const one = create_scalar(at::Scalar(int64_t{1}));
+  return one;
+}
+
+// A description of `s`: the shared one for the integer 1.
+aclScalar* describe_scalar(const at::Scalar& s) { return is_int_one(s) ? shared_int_one() : create_scalar(s); }
+
 }  // namespace
 
-AclScalar::AclScalar(const at::Scalar& s) : AclOwner(create_scalar(s)) {
+AclScalar::AclScalar(const at::Scalar& s) : AclOwner(describe_scalar(s)) {
   TORCH_CHECK(handle_ != nullptr, "aclCreateScalar failed");
 }
 
 AclScalar::AclScalar(const at::Scalar& s, at::ScalarType as) : AclScalar(convert_scalar(s, as)) {}
 
-AclScalar::AclScalar(const std::optional<at::Scalar>& s) : AclOwner(s ? create_scalar(*s) : nullptr) {
+AclScalar::AclScalar(const std::optional<at::Scalar>& s) : AclOwner(s ? describe_scalar(*s) : nullptr) {
   TORCH_CHECK(!s || handle_ != nullptr, "aclCreateScalar failed");
 }
 
@@ -114,10 +132,13 @@ AclTensorList::AclTensorList(at::ITensorListRef tensors) {
 }
 
 AclScalarList::AclScalarList(at::ArrayRef<at::Scalar> scalars) {
-  std::vector<AclScalar> owners;
+  // Descriptions of their own, never the shared integer 1: the list owns
+  // (and destroys) its scalars.
+  std::vector<std::unique_ptr<aclScalar, void (*)(aclScalar*)>> owners;
   std::vector<const aclScalar*> raw;
   for (const at::Scalar& s : scalars) {
-    owners.emplace_back(s);
+    owners.emplace_back(create_scalar(s), [](aclScalar* h) { destroy_acl(h); });
+    TORCH_CHECK(owners.back() != nullptr, "aclCreateScalar failed");
     raw.push_back(owners.back().get());
   }
   handle_ = NPU_ACL(aclCreateScalarList)(raw.data(), raw.size());
@@ -126,7 +147,9 @@ AclScalarList::AclScalarList(at::ArrayRef<at::Scalar> scalars) {
 }
 
 void destroy_acl(aclTensor* handle) { driver::driver().aclDestroyTensor(handle); }
-void destroy_acl(aclScalar* handle) { driver::driver().aclDestroyScalar(handle); }
+void destroy_acl(aclScalar* handle) {
+  if (handle != shared_int_one()) driver::driver().aclDestroyScalar(handle);
+}
 void destroy_acl(aclIntArray* handle) { driver::driver().aclDestroyIntArray(handle); }
 void destroy_acl(aclBoolArray* handle) { driver::driver().aclDestroyBoolArray(handle); }
 void destroy_acl(aclTensorList* handle) { driver::driver().aclDestroyTensorList(handle); }

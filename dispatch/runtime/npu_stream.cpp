@@ -36,7 +36,15 @@ std::array<DeviceStreams, kMaxDevices>& streams() {
   return s;
 }
 
-thread_local std::array<c10::StreamId, kMaxDevices> t_current{};  // 0: the default stream
+// Per thread: each device's current stream (0: the default stream) and the
+// default streams' handles once this thread saw them created. One struct:
+// every launch reads both, and each thread-local of a shared library is one
+// __tls_get_addr call per access.
+struct ThreadStreams {
+  std::array<c10::StreamId, kMaxDevices> current{};
+  std::array<aclrtStream, kMaxDevices> default_handle{};
+};
+thread_local ThreadStreams t_streams;
 
 aclrtStream create_stream(c10::DeviceIndex device, int priority) {
   const auto prev = current_device();
@@ -68,13 +76,13 @@ c10::Stream default_stream(c10::DeviceIndex device) {
 c10::Stream current_stream(c10::DeviceIndex device) {
   if (device < 0) device = current_device();
   device_streams(device);
-  return make_stream(device, t_current[device]);
+  return make_stream(device, t_streams.current[device]);
 }
 
 c10::Stream exchange_stream(c10::Stream stream) {
   const auto device = stream.device_index();
   const c10::Stream prev = current_stream(device);
-  t_current[device] = stream.id();
+  t_streams.current[device] = stream.id();
   return prev;
 }
 
@@ -115,10 +123,10 @@ aclrtStream acl_stream(c10::Stream stream) {
 aclrtStream current_acl_stream() {
   // Every launch asks: the default stream's handle, once this thread saw it
   // created, is read from a thread-local copy (no call_once, no index check).
-  thread_local std::array<aclrtStream, kMaxDevices> t_default_handle{};
   const c10::DeviceIndex device = current_device();
-  if (t_current[device] == 0) {
-    aclrtStream& handle = t_default_handle[device];
+  ThreadStreams& mine = t_streams;
+  if (mine.current[device] == 0) {
+    aclrtStream& handle = mine.default_handle[device];
     if (handle == nullptr) handle = device_streams(device).default_handle;
     return handle;
   }

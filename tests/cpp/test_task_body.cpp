@@ -86,3 +86,40 @@ TEST_CASE("TaskBody propagates what its callable throws", "[task_body]") {
   TaskBody failing = [] { throw std::runtime_error("kernel failed"); };
   CHECK_THROWS_WITH(failing(), "kernel failed");
 }
+
+namespace {
+// A callable holding a Tracked: counts its live copies.
+struct TrackedTask {
+  Tracked tracked;
+  void operator()() {}
+};
+}  // namespace
+
+TEST_CASE("TaskBody builds a callable in place and replaces itself with a maker's result", "[task_body]") {
+  int live = 0;
+  SECTION("make_inline keeps the made callable and destroys it once") {
+    {
+      TaskBody body = TaskBody::make_inline<TrackedTask>([&] { return TrackedTask{Tracked(&live)}; });
+      CHECK(body.holds_inline());
+      CHECK(live == 1);
+      body();
+    }
+    CHECK(live == 0);
+  }
+  SECTION("assign_from destroys the old callable and holds the new one") {
+    TaskBody body = TaskBody::make_inline<TrackedTask>([&] { return TrackedTask{Tracked(&live)}; });
+    int runs = 0;
+    body.assign_from([&] { return TaskBody([&runs] { ++runs; }); });
+    CHECK(live == 0);
+    body();
+    CHECK(runs == 1);
+  }
+  SECTION("a throwing maker leaves the body empty, its old callable destroyed") {
+    TaskBody body = TaskBody::make_inline<TrackedTask>([&] { return TrackedTask{Tracked(&live)}; });
+    CHECK_THROWS_AS(body.assign_from([]() -> TaskBody { throw std::runtime_error("maker failed"); }),
+                    std::runtime_error);
+    CHECK(live == 0);
+    CHECK_FALSE(body);
+    CHECK_THROWS_AS(body(), std::bad_function_call);
+  }
+}
