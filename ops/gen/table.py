@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import re
+from collections.abc import Callable, Iterable
 
 import yaml
 
@@ -468,16 +469,16 @@ def load_family(path: pathlib.Path) -> Family:
 
 def load_table(paths: list[pathlib.Path]) -> list[Family]:
     families = [load_family(p) for p in sorted(paths)]
-    seen: dict[str, str] = {}
-    for fam in families:
-        for op in fam.ops:
-            if op.aclnn in seen:
-                raise TableError(f"{op.aclnn} is described twice ({seen[op.aclnn]} and {fam.name})")
-            seen[op.aclnn] = fam.name
-    defined: dict[str, str] = {}
-    for fam in families:
-        for sch in fam.schemas:
-            if sch.name in defined:
-                raise TableError(f"npu::{sch.name} is defined twice ({defined[sch.name]} and {fam.name})")
-            defined[sch.name] = fam.name
+    _require_once(families, lambda fam: (op.aclnn for op in fam.ops), "{} is described twice ({} and {})")
+    _require_once(families, lambda fam: (sch.name for sch in fam.schemas), "npu::{} is defined twice ({} and {})")
     return families
+
+
+def _require_once(families: list[Family], names: Callable[[Family], Iterable[str]], message: str) -> None:
+    """Each name `names(family)` yields belongs to one family only."""
+    owner: dict[str, str] = {}
+    for fam in families:
+        for name in names(fam):
+            if name in owner:
+                raise TableError(message.format(name, owner[name], fam.name))
+            owner[name] = fam.name
