@@ -588,3 +588,29 @@ def test_complex_norm_of_a_0dim_tensor():
     z = torch.randn((), dtype=torch.complex64)
     for kw in ({"dim": 0, "keepdim": True}, {"dim": -1}, {}):
         close(torch.linalg.vector_norm(z.npu(), 2, **kw), torch.linalg.vector_norm(z, 2, **kw))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64], ids=str)
+def test_nan_to_num_with_infinite_bounds_keeps_infinities(dtype):
+    """posinf=inf / neginf=-inf (linalg.cond's nan_to_num_(inf, inf, -inf))
+    keep the infinities as on CPU instead of turning into the dtype's default
+    extreme; so does a bound beyond float's range for float32."""
+    x = torch.tensor([1.0, math.inf, math.nan, -math.inf], dtype=dtype)
+    for kwargs in ({"nan": math.inf, "posinf": math.inf, "neginf": -math.inf},
+                   {"posinf": math.inf}, {"neginf": -math.inf}, {"posinf": -math.inf, "neginf": math.inf}):
+        expected = torch.nan_to_num(x, **kwargs)
+        torch.testing.assert_close(torch.nan_to_num(x.npu(), **kwargs).cpu(), expected, equal_nan=True)
+        y = x.npu()
+        y.nan_to_num_(**kwargs)
+        torch.testing.assert_close(y.cpu(), expected, equal_nan=True)
+    if dtype == torch.float32:
+        torch.testing.assert_close(torch.nan_to_num(x.npu(), posinf=1e300, neginf=-1e300).cpu(),
+                                   torch.nan_to_num(x, posinf=1e300, neginf=-1e300))
+
+
+def test_linalg_cond_of_a_singular_batch_element_is_inf(fallback_mode):
+    fallback_mode("allow")  # linalg_inv_ex runs on CPU
+    a = torch.eye(3).repeat(3, 1, 1)
+    a[1, -1, -1] = 0
+    for p in (1, -1, math.inf, -math.inf, "fro", "nuc"):
+        torch.testing.assert_close(torch.linalg.cond(a.npu(), p).cpu(), torch.linalg.cond(a, p))
