@@ -614,3 +614,19 @@ def test_linalg_cond_of_a_singular_batch_element_is_inf(fallback_mode):
     a[1, -1, -1] = 0
     for p in (1, -1, math.inf, -math.inf, "fro", "nuc"):
         torch.testing.assert_close(torch.linalg.cond(a.npu(), p).cpu(), torch.linalg.cond(a, p))
+
+
+@pytest.mark.parametrize("fn", [lambda i, o: torch.pow(42, i, out=o), lambda i, o: torch.float_power(2, i, out=o)],
+                         ids=["pow_scalar_base", "float_power_scalar_base"])
+def test_scalar_base_pow_refuses_a_partly_overlapping_out_as_cpu(fn):
+    x = torch.randn(6, dtype=torch.float64)
+    with pytest.raises(RuntimeError) as cpu:
+        fn(x[:3], x[1:4])
+    d = x.npu()
+    with pytest.raises(RuntimeError, match=re.escape(str(cpu.value))):
+        fn(d[:3], d[1:4])
+    fn(d[:3], d[:3])  # the same elements are fine
+    fn(x[:3], x[:3])
+    torch.testing.assert_close(d.cpu(), x)
+    ones = torch.randn(6).npu()
+    torch.pow(1, ones[:3], out=ones[1:4])  # base 1 fills without a check, as on CPU
