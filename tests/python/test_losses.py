@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+import re
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -265,3 +267,18 @@ def test_margin_loss_shape_errors_are_cpus(case):
     which once launched and failed later on the stream) and worded as CPU words them."""
     fn = MARGIN_SHAPE_ERRORS[case]
     assert _error(lambda: fn("npu")) == _error(lambda: fn("cpu"))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 3), (2, 3, 4, 5)], ids=str)
+@pytest.mark.parametrize("weight_dtype", [torch.float16, torch.float64], ids=str)
+def test_nll_loss_weight_of_another_dtype_is_refused_as_on_cpu(shape, weight_dtype):
+    """CPU's kernel reads weight in self's dtype and refuses another, even for
+    empty inputs (test_modules' test_errors_nn_NLLLoss); npu read it as
+    self's dtype anyway."""
+    x = torch.zeros(shape)
+    target = torch.zeros((shape[0],) + shape[2:], dtype=torch.long)
+    weight = torch.ones(shape[1], dtype=weight_dtype)
+    with pytest.raises(RuntimeError) as cpu:
+        torch.nn.functional.nll_loss(x, target, weight=weight)
+    with pytest.raises(RuntimeError, match=re.escape(str(cpu.value))):
+        torch.nn.functional.nll_loss(x.npu(), target.npu(), weight=weight.npu())
