@@ -20,9 +20,8 @@ result rounded to the dtype.
 
 from __future__ import annotations
 
-from typing import Callable
-
 import re
+from typing import Callable
 
 import pytest
 import torch
