@@ -630,3 +630,17 @@ def test_scalar_base_pow_refuses_a_partly_overlapping_out_as_cpu(fn):
     torch.testing.assert_close(d.cpu(), x)
     ones = torch.randn(6).npu()
     torch.pow(1, ones[:3], out=ones[1:4])  # base 1 fills without a check, as on CPU
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_complex_to_bool_looks_at_both_parts(dtype, fallback_mode):
+    """A complex number is true when either part is nonzero, as on CPU; the
+    conversion looked at the real part only (logical ops, bool(), any)."""
+    fallback_mode("allow")  # complex128 logical_not runs on the CPU
+    x = torch.tensor([1j, 1, 0, 1e-40j, complex(0, -0.0)], dtype=dtype)
+    d = x.npu()
+    for fn in (lambda t: t.bool(), torch.logical_not, lambda t: torch.logical_and(t, t),
+               lambda t: torch.logical_or(t, t.flip(0)), lambda t: torch.logical_xor(t, t.flip(0)),
+               lambda t: t[:1].any(), lambda t: t[:2].all(), torch.count_nonzero):
+        torch.testing.assert_close(fn(d).cpu(), fn(x))
+    assert bool(d[0]) is True
