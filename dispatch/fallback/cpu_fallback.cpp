@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <ATen/native/CPUFallback.h>
+#include <ATen/native/Resize.h>
 #include <torch/library.h>
 
 #include "dispatch/debug/format_trace.h"
@@ -87,6 +88,48 @@ std::vector<HiddenWriteBack> stage_hidden_writes(const c10::OperatorHandle& op, 
   return staged;
 }
 
+// An npu argument the op writes (out=, in-place self) that carries the conj
+// or neg bit, and the resolved copy the fallback runs on in its place.
+struct MathBitWriteBack {
+  at::Tensor npu;
+  at::Tensor resolved;
+};
+
+// The Conjugate/Negative keys resolve a written argument's bit before the
+// backend for most ops, but let some through (linalg_solve_triangular.out,
+// dot.out, vdot.out: their CUDA/CPU kernels read the bits). PyTorch's
+// fallback would then copy the result back with _copy_from_and_resize, whose
+// dst the conj fallback only sees as an input: it writes a resolved clone and
+// the npu tensor keeps its old values. So such arguments are resolved here,
+// and the results copied back with copy_, which honours the bits.
+std::vector<MathBitWriteBack> stage_math_bit_writes(const c10::OperatorHandle& op, torch::jit::Stack& stack) {
+  std::vector<MathBitWriteBack> staged;
+  const auto& arguments = op.schema().arguments();
+  const std::size_t first = stack.size() - arguments.size();
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const auto* alias = arguments[i].alias_info();
+    auto& value = stack[first + i];
+    if (alias == nullptr || !alias->isWrite() || !value.isTensor()) continue;
+    const at::Tensor tensor = value.toTensor();
+    if (!tensor.defined() || tensor.device().type() != c10::DeviceType::PrivateUse1) continue;
+    if (!tensor.is_conj() && !tensor.is_neg()) continue;
+    at::Tensor resolved = tensor.resolve_conj().resolve_neg();
+    value = resolved;
+    staged.push_back({tensor, std::move(resolved)});
+  }
+  return staged;
+}
+
+void write_back_math_bits(const std::vector<MathBitWriteBack>& staged, torch::jit::Stack& stack, std::size_t returns) {
+  for (const auto& s : staged) {
+    at::native::resize_output(s.npu, s.resolved.sizes());
+    s.npu.copy_(s.resolved);
+    for (std::size_t r = stack.size() - returns; r < stack.size(); ++r) {
+      if (stack[r].isTensor() && stack[r].toTensor().is_same(s.resolved)) stack[r] = s.npu;
+    }
+  }
+}
+
 }  // namespace
 
 void admit_fallback(const std::string& name) {
@@ -109,6 +152,7 @@ void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   check_has_cpu_kernel(op, name);
   admit_fallback(name);
   check_written_arguments_on_npu(op, *stack);
+  const auto math_bits = stage_math_bit_writes(op, *stack);
   const auto hidden = stage_hidden_writes(op, *stack);
   // The trace needs the arguments, which the fallback consumes.
   std::optional<torch::jit::Stack> traced_inputs;
@@ -116,6 +160,7 @@ void npu_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   // Views cannot be emulated by copying: those must be native, and say so.
   at::native::cpu_fallback(op, stack, /*error_on_views=*/true);
   for (const auto& staged : hidden) staged.npu.copy_(staged.cpu);
+  write_back_math_bits(math_bits, *stack, op.schema().returns().size());
   if (traced_inputs) trace::fallback(name, *traced_inputs, *stack);
 }
 

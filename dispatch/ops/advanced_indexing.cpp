@@ -116,6 +116,11 @@ std::vector<at::Tensor> expand_indices(const at::Tensor& self, const IndexList& 
       result.push_back(index);
       continue;
     }
+    // CPU warns for every uint8 mask (at::native::expandTensors); so x[mask] = v
+    // warns on npu as on CPU (x[mask] itself warns in its shared meta function).
+    if (type == at::kByte) {
+      TORCH_WARN("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.");
+    }
     for (int64_t j = 0; j < index.dim(); ++j) {
       TORCH_CHECK_INDEX(at_dim + j < self.dim(), "too many indices for tensor of dimension ", self.dim());
       TORCH_CHECK_INDEX(index.size(j) == self.size(at_dim + j), "The shape of the mask ", index.sizes(), " at index ",

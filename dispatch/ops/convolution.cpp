@@ -59,8 +59,8 @@ bool in_format(const at::Tensor& t, Format f) {
   return f != Format::Undefined && has_private_format(t) && storage_desc(t).npu_format == f;
 }
 
-// The memory format CPU gives a convolution's activations (output,
-// grad_input): channels-last when the input or the weight is, as its oneDNN
+// The memory format CPU gives a convolution's results (output, grad_input,
+// grad_weight): channels-last when the input or the weight is, as its oneDNN
 // and slow 2-d kernels decide; 3-d convolutions only through oneDNN (float,
 // bfloat16), CPU's slow 3-d kernels (double, half) give contiguous results.
 at::MemoryFormat conv_memory_format(const at::Tensor& input, const at::Tensor& weight) {
@@ -177,9 +177,11 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> launch_backward(const at::Tensor&
   const at::Tensor w = as_entry_takes(weight, weight_format(weight.dim()));
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) grad_input = new_activation(input.sizes(), in, weight);
-  // The weight's gradient is base-format (contiguous) whatever the weight's format.
+  // The weight's gradient is a base-format tensor whatever the weight's
+  // storage format, laid out in the convolution's memory format as CPU lays
+  // it (channels-last when the input or the weight is).
   if (output_mask[1]) {
-    grad_weight = at::empty(weight.sizes(), weight.options().memory_format(at::MemoryFormat::Contiguous));
+    grad_weight = at::empty(weight.sizes(), weight.options().memory_format(conv_memory_format(input, weight)));
   }
   const std::vector<int64_t> bias_sizes{grad_output.size(1)};
   if (output_mask[2]) grad_bias = at::empty(bias_sizes, grad_output.options());

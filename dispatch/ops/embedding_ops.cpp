@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include <ATen/ATen.h>
+#include <ATen/TensorUtils.h>
 
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/fallback_call.h"
@@ -15,9 +16,11 @@ namespace caps = npu::table::caps;
 
 namespace {
 
-void check_indices(const at::Tensor& indices, const char* op) {
-  TORCH_CHECK(indices.scalar_type() == at::kLong || indices.scalar_type() == at::kInt, op,
-              ": expected indices of dtype int64 or int32, got ", indices.scalar_type());
+// CPU's own check (ATen/TensorUtils.h), so the error reads as CPU's:
+// "Expected tensor for argument #<pos> '<name>' to have one of the following
+// scalar types: Long, Int; ... (while checking arguments for <op>)".
+void check_indices(const at::Tensor& indices, const char* op, const char* name = "indices", int pos = 1) {
+  at::checkScalarTypes(op, at::TensorArg(indices, name, pos), {at::kLong, at::kInt});
 }
 
 }  // namespace
@@ -42,7 +45,7 @@ at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Ten
     return npu::fallback_call<at::Tensor>("embedding_dense_backward", grad_output, indices, num_weights, padding_idx,
                                           scale_grad_by_freq);
   }
-  check_indices(indices, "embedding_dense_backward");
+  check_indices(indices, "embedding_backward", "indices", 2);
   const int64_t rows = num_weights.expect_int();
   TORCH_CHECK(rows >= 0, "embedding_dense_backward: num_weights must be >= 0, got ", rows);
   TORCH_CHECK(grad_output.dim() >= 1 && grad_output.numel() == indices.numel() * grad_output.size(-1),
@@ -60,7 +63,7 @@ at::Tensor& embedding_renorm_(at::Tensor& self, const at::Tensor& indices, doubl
     return npu::fallback_call<at::Tensor&>("embedding_renorm_", self, indices, max_norm, norm_type);
   }
   TORCH_CHECK(self.dim() == 2, "embedding_renorm_: self must be 2-dim, got ", self.sizes());
-  check_indices(indices, "embedding_renorm_");
+  check_indices(indices, "embedding_renorm_", "indices", 2);
   NPU_RUN(aclnnEmbeddingRenorm, self, indices, max_norm, norm_type);
   return self;
 }
@@ -81,7 +84,7 @@ void check_bag(const at::Tensor& weight, const at::Tensor& indices, const at::Te
   TORCH_CHECK(offsets.dim() == 1, "embedding_bag: offsets has to be a 1D Tensor, but got Tensor of dimension ",
               offsets.dim());
   check_indices(indices, "embedding_bag");
-  check_indices(offsets, "embedding_bag");
+  check_indices(offsets, "embedding_bag", "offsets", 1);
   TORCH_CHECK(mode >= 0 && mode <= 2, "embedding_bag: mode must be 0 (sum), 1 (mean) or 2 (max), got ", mode);
   TORCH_CHECK(!include_last_offset || offsets.numel() >= 1,
               "embedding_bag: include_last_offset: number of offset should be at least 1");

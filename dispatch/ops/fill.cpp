@@ -1,5 +1,7 @@
 // fill_, zero_ (aclnnInplaceFillScalar/FillTensor/Zero) and reading one
 // element back (_local_scalar_dense): registered by ops/table/copy.yaml.
+#include <limits>
+
 #include <ATen/ATen.h>
 
 #include "dispatch/aclnn_capabilities.h"
@@ -8,12 +10,34 @@
 
 namespace npu::ops {
 
+namespace {
+
+// An aclScalar carries an integer as int64, so a uint64 value above INT64_MAX
+// (the deterministic fill of an empty uint64 tensor, torch.full(..., 2**64 - 1))
+// cannot travel as itself: into a uint64 tensor it travels as its bit pattern,
+// which the kernel's cast back to uint64 restores; into a floating or complex
+// tensor as its double value, which CPU's fill converts from too. Any other
+// integer tensor keeps the value and gets the conversion's overflow error.
+at::Scalar device_fill_value(const at::Tensor& self, const at::Scalar& value) {
+  if (!value.isIntegral(false) || !value.isUnsigned() ||
+      value.toUInt64() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return value;
+  }
+  if (self.scalar_type() == at::kUInt64) return at::Scalar(static_cast<int64_t>(value.toUInt64()));
+  if (at::isFloatingType(self.scalar_type()) || at::isComplexType(self.scalar_type())) {
+    return at::Scalar(value.toDouble());
+  }
+  return value;
+}
+
+}  // namespace
+
 at::Tensor& fill_scalar_(at::Tensor& self, const at::Scalar& value) {
   if (self.numel() == 0) return self;
   if (!run_native(table::caps::aclnnInplaceFillScalar, "fill_.Scalar", {self.scalar_type()})) {
     return fallback_call<at::Tensor&>("fill_.Scalar", self, value);
   }
-  NPU_RUN(aclnnInplaceFillScalar, self, value);
+  NPU_RUN(aclnnInplaceFillScalar, self, device_fill_value(self, value));
   return self;
 }
 

@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/native/LossMulti.h>
 #include <ATen/native/Resize.h>
 
 #include "dispatch/aclnn_capabilities.h"
@@ -253,21 +254,13 @@ MarginShape check_multi_margin(const at::Tensor& self, const at::Tensor& target,
                                const OptTensor& weight, int64_t reduction) {
   check_reduction(reduction, "multi_margin_loss");
   TORCH_CHECK(p.toLong() == 1 || p.toLong() == 2, "only p == 1 and p == 2 supported");
-  TORCH_CHECK(self.dim() <= 2, "Expected non-empty vector or matrix with optional 0-dim batch size, but got: ",
-              self.sizes());
-  const int64_t nframe = self.dim() <= 1 ? 1 : self.size(0);
-  const int64_t dim = self.dim() == 0 ? 1 : self.size(-1);
-  TORCH_CHECK(self.dim() <= 1 ? dim > 0 : true, "Expected non-empty vector or matrix with optional 0-dim batch size, but got: ",
-              self.sizes());
-  TORCH_CHECK(target.dim() <= 1 && target.numel() == nframe, "inconsistent target size, expected ", nframe,
-              " but got ", target.sizes());
+  // CPU's own shape check (ATen/native/LossMulti.h): the same rules (an
+  // empty class dimension is refused at the call) and the same messages.
+  MarginShape s{0, 0};
+  at::native::multi_margin_loss_shape_check(s.nframe, s.dim, self.dim(), self, target, weight);
   TORCH_CHECK(target.scalar_type() == at::kLong, "multi_margin_loss: expected target of dtype int64, got ",
               target.scalar_type());
-  if (weight && weight->defined()) {
-    TORCH_CHECK(weight->dim() <= 1 && weight->numel() == dim, "inconsistent weight size, expected ", dim,
-                " but got ", weight->sizes());
-  }
-  return {nframe, dim};
+  return s;
 }
 
 std::vector<int64_t> margin_loss_shape(const at::Tensor& target, int64_t nframe, int64_t reduction) {
@@ -325,13 +318,13 @@ namespace {
 
 int64_t check_multilabel(const at::Tensor& self, const at::Tensor& target, int64_t reduction) {
   check_reduction(reduction, "multilabel_margin_loss");
-  TORCH_CHECK(self.dim() <= 2, "Expected non-empty vector or matrix with optional 0-dim batch size, but got: ",
-              self.sizes());
-  TORCH_CHECK(target.sizes() == self.sizes(), "inconsistent target size: ", target.sizes(), " for input of size: ",
-              self.sizes());
+  // CPU's own shape check (ATen/native/LossMulti.h), rules and messages.
+  int64_t nframe = 0;
+  int64_t dim = 0;
+  at::native::multilabel_margin_loss_shape_check(nframe, dim, self.dim(), self, target);
   TORCH_CHECK(target.scalar_type() == at::kLong, "multilabel_margin_loss: expected target of dtype int64, got ",
               target.scalar_type());
-  return self.dim() <= 1 ? 1 : self.size(0);
+  return nframe;
 }
 
 }  // namespace

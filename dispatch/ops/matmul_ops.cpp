@@ -5,8 +5,12 @@
 // type promotion), shapes the result, then launches the aclnn op, or runs
 // the CPU fallback when the dtype is not among the op's.
 #include <array>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include <ATen/ATen.h>
+#include <ATen/core/op_registration/adaption.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/TypeProperties.h>
@@ -48,12 +52,11 @@ bool native(const npu::AclnnCapability& cap, const char* schema, at::ScalarType 
   return npu::run_native(cap, schema, dtypes);
 }
 
-void check_same_device(const char* op, std::initializer_list<const at::Tensor*> ts) {
-  const at::Device device = (*ts.begin())->device();
-  for (const at::Tensor* t : ts) {
-    TORCH_CHECK(t->device() == device, op, ": expected all tensors to be on the same device, but found ", device,
-                " and ", t->device());
-  }
+// PyTorch's device check of a native function's wrapper (the one CUDA's
+// kernels get): the same words, the argument and the method named.
+void check_same_device(const char* op, std::initializer_list<std::pair<const char*, const at::Tensor*>> ts) {
+  std::optional<at::Device> common;
+  for (const auto& [name, t] : ts) c10::impl::check_and_update_common_device(common, *t, op, name);
 }
 
 // --- addbmm ------------------------------------------------------------------
@@ -70,7 +73,7 @@ std::array<int64_t, 2> check_addbmm(const at::Tensor& self, const at::Tensor& ba
   TORCH_CHECK(self.scalar_type() == batch1.scalar_type() && batch1.scalar_type() == batch2.scalar_type(),
               "addbmm: expected self, batch1 and batch2 to have the same dtype, but got ", self.scalar_type(), ", ",
               batch1.scalar_type(), " and ", batch2.scalar_type());
-  check_same_device("addbmm", {&self, &batch1, &batch2});
+  check_same_device("addbmm", {{"self", &self}, {"batch1", &batch1}, {"batch2", &batch2}});
   const std::array<int64_t, 2> shape{batch1.size(1), batch2.size(2)};
   (void)at::expand_size(self, shape, "addbmm");
   return shape;
@@ -90,7 +93,7 @@ void check_mv(const at::Tensor& self, const at::Tensor& vec) {
               "x", self.size(1), "), vec (", vec.size(0), ")");
   TORCH_CHECK(self.scalar_type() == vec.scalar_type(), "mv: expected self and vec to have the same dtype, but got ",
               self.scalar_type(), " and ", vec.scalar_type());
-  check_same_device("mv", {&self, &vec});
+  check_same_device("mv", {{"self", &self}, {"vec", &vec}});
 }
 
 // --- dot / vdot --------------------------------------------------------------
@@ -104,7 +107,7 @@ void check_dot(const char* op, const at::Tensor& self, const at::Tensor& other) 
   TORCH_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
               "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(),
               " and ", other.numel(), " elements respectively");
-  check_same_device(op, {&self, &other});
+  check_same_device(op, {{"self", &self}, {std::string_view(op).rfind("dot", 0) == 0 ? "tensor" : "other", &other}});
 }
 
 // vdot of real vectors is dot (CANN serves it with aclnnDot); complex ones
@@ -133,7 +136,7 @@ at::Tensor& dot_into(bool conjugate, const char* schema, const at::Tensor& self,
   check_dot(schema, self, other);
   TORCH_CHECK(out.scalar_type() == self.scalar_type(), "result dtype ", out.scalar_type(),
               " does not match input dtype ", self.scalar_type());
-  check_same_device(schema, {&self, &out});
+  check_same_device(schema, {{"self", &self}, {"out", &out}});
   at::native::resize_output(out, {});
   if (!launch_dot(conjugate, schema, self, other, out)) {
     return npu::fallback_call<at::Tensor&>(schema, self, other, out);
@@ -162,7 +165,7 @@ AddrPlan check_addr(const at::Tensor& self, const at::Tensor& vec1, const at::Te
                     const at::Scalar& alpha) {
   TORCH_CHECK(vec1.dim() == 1, "addr: Expected 1-D argument vec1, but got ", vec1.dim(), "-D");
   TORCH_CHECK(vec2.dim() == 1, "addr: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
-  check_same_device("addr", {&self, &vec1, &vec2});
+  check_same_device("addr", {{"self", &self}, {"vec1", &vec1}, {"vec2", &vec2}});
   const at::ScalarType common = at::native::result_type({self, vec1, vec2});
   check_addr_scalar(common, beta, "beta");
   check_addr_scalar(common, alpha, "alpha");
@@ -189,7 +192,7 @@ at::Tensor& addbmm_out(const at::Tensor& self, const at::Tensor& batch1, const a
   const auto shape = check_addbmm(self, batch1, batch2);
   TORCH_CHECK(out.scalar_type() == self.scalar_type(), "addbmm: expected out to have dtype ", self.scalar_type(),
               ", but got ", out.scalar_type());
-  check_same_device("addbmm", {&self, &out});
+  check_same_device("addbmm", {{"self", &self}, {"out", &out}});
   if (!native(npu::table::caps::aclnnAddbmm, "addbmm.out", self.scalar_type())) {
     return npu::fallback_call<at::Tensor&>("addbmm.out", self, batch1, batch2, beta, alpha, out);
   }
@@ -235,7 +238,7 @@ at::Tensor& mv_out(const at::Tensor& self, const at::Tensor& vec, at::Tensor& ou
   check_mv(self, vec);
   TORCH_CHECK(out.scalar_type() == self.scalar_type(), "mv: expected out to have dtype ", self.scalar_type(),
               ", but got ", out.scalar_type());
-  check_same_device("mv", {&self, &out});
+  check_same_device("mv", {{"self", &self}, {"out", &out}});
   if (!native(npu::table::caps::aclnnMv, "mv.out", self.scalar_type())) {
     return npu::fallback_call<at::Tensor&>("mv.out", self, vec, out);
   }
@@ -272,7 +275,7 @@ at::Tensor& addr_out(const at::Tensor& self, const at::Tensor& vec1, const at::T
   const AddrPlan plan = check_addr(self, vec1, vec2, beta, alpha);
   TORCH_CHECK(at::canCast(plan.common, out.scalar_type()), "result type ", plan.common,
               " can't be cast to the desired output type ", out.scalar_type());
-  check_same_device("addr", {&self, &out});
+  check_same_device("addr", {{"self", &self}, {"out", &out}});
   if (!native(npu::table::caps::aclnnAddr, "addr.out", plan.common)) {
     return npu::fallback_call<at::Tensor&>("addr.out", self, vec1, vec2, beta, alpha, out);
   }

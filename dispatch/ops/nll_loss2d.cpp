@@ -31,6 +31,9 @@ void check_nll_loss2d(const at::Tensor& self, const at::Tensor& target, const Op
               "nll_loss2d: expected target of dtype int64 or uint8, got ", target.scalar_type());
   TORCH_CHECK(reduction >= 0 && reduction <= 2, "nll_loss2d: reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
               reduction);
+  // CPU's kernel reads weight as self's dtype, refusing another.
+  TORCH_CHECK(!weight || !weight->defined() || weight->scalar_type() == self.scalar_type(), "expected scalar type ",
+              self.scalar_type(), " but found ", weight->scalar_type());
 }
 
 }  // namespace

@@ -206,6 +206,21 @@ at::Tensor var_or_std(const at::Tensor& self, at::OptionalIntArrayRef dim, const
   return r;
 }
 
+// CPU's warning when the correction leaves no degrees of freedom (N - c <= 0,
+// N the input elements per output element, 0 for an empty output).
+const at::Tensor& warn_invalid_degrees_of_freedom(const char* fname, const at::Tensor& self,
+                                                  const std::optional<at::Scalar>& correction,
+                                                  const at::Tensor& result) {
+  const double c = correction ? correction->toDouble() : 1.0;
+  const int64_t n = result.numel() == 0 ? 0 : self.numel() / result.numel();
+  // CPU reduces a complex self's real and imaginary parts separately: twice.
+  for (int part = 0; static_cast<double>(n) - c <= 0 && part < (self.is_complex() ? 2 : 1); ++part) {
+    TORCH_WARN(fname, "(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+               "(input numel divided by output numel).");
+  }
+  return result;
+}
+
 // Whether aclnnVarCorrection / aclnnStd run self's statistics (in its real dtype).
 bool statistics_native(bool take_sqrt, const char* schema, const at::Tensor& self) {
   const at::ScalarType real = statistics_dtype(self, std::nullopt, std::nullopt);
@@ -219,7 +234,8 @@ at::Tensor var_dims(const at::Tensor& self, at::OptionalIntArrayRef dim, const s
   if (!statistics_native(false, "var.correction", self)) {
     return npu::fallback_call<at::Tensor>("var.correction", self, dim, correction, keepdim);
   }
-  return var_or_std(self, dim, correction_of(correction), keepdim, false);
+  return warn_invalid_degrees_of_freedom("var", self, correction,
+                                         var_or_std(self, dim, correction_of(correction), keepdim, false));
 }
 
 at::Tensor std_dev(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
@@ -227,7 +243,8 @@ at::Tensor std_dev(const at::Tensor& self, at::OptionalIntArrayRef dim, const st
   if (!statistics_native(true, "std.correction", self)) {
     return npu::fallback_call<at::Tensor>("std.correction", self, dim, correction, keepdim);
   }
-  return var_or_std(self, dim, correction_of(correction), keepdim, true);
+  return warn_invalid_degrees_of_freedom("std", self, correction,
+                                         var_or_std(self, dim, correction_of(correction), keepdim, true));
 }
 
 at::Tensor& var_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
@@ -236,6 +253,7 @@ at::Tensor& var_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const s
     return npu::fallback_call<at::Tensor&>("var.correction_out", self, dim, correction, keepdim, out);
   }
   const at::Tensor v = var_or_std(self, dim, correction_of(correction), keepdim, false);
+  warn_invalid_degrees_of_freedom("var", self, correction, v);
   write_out(out, v.sizes(), v.scalar_type(), [&](const at::Tensor& o) { o.copy_(v); });
   return out;
 }
@@ -246,6 +264,7 @@ at::Tensor& std_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const s
     return npu::fallback_call<at::Tensor&>("std.correction_out", self, dim, correction, keepdim, out);
   }
   const at::Tensor s = var_or_std(self, dim, correction_of(correction), keepdim, true);
+  warn_invalid_degrees_of_freedom("std", self, correction, s);
   write_out(out, s.sizes(), s.scalar_type(), [&](const at::Tensor& o) { o.copy_(s); });
   return out;
 }
@@ -256,7 +275,9 @@ std::tuple<at::Tensor, at::Tensor> var_mean(const at::Tensor& self, at::Optional
     return npu::fallback_call<std::tuple<at::Tensor, at::Tensor>>("var_mean.correction", self, dim, correction,
                                                                   keepdim);
   }
-  return {var_or_std(self, dim, correction_of(correction), keepdim, false), at::mean(self, dim, keepdim)};
+  at::Tensor v = var_or_std(self, dim, correction_of(correction), keepdim, false);
+  warn_invalid_degrees_of_freedom("var_mean", self, correction, v);
+  return {std::move(v), at::mean(self, dim, keepdim)};
 }
 
 std::tuple<at::Tensor, at::Tensor> std_mean(const at::Tensor& self, at::OptionalIntArrayRef dim,
@@ -265,7 +286,9 @@ std::tuple<at::Tensor, at::Tensor> std_mean(const at::Tensor& self, at::Optional
     return npu::fallback_call<std::tuple<at::Tensor, at::Tensor>>("std_mean.correction", self, dim, correction,
                                                                   keepdim);
   }
-  return {var_or_std(self, dim, correction_of(correction), keepdim, true), at::mean(self, dim, keepdim)};
+  at::Tensor s = var_or_std(self, dim, correction_of(correction), keepdim, true);
+  warn_invalid_degrees_of_freedom("std_mean", self, correction, s);
+  return {std::move(s), at::mean(self, dim, keepdim)};
 }
 
 std::tuple<at::Tensor&, at::Tensor&> mode_values(const at::Tensor& self, int64_t dim, bool keepdim,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -33,11 +34,17 @@ inline int64_t gelu_approximate_code(c10::string_view approximate) {
 inline float nan_to_num_fill(std::optional<double> nan) { return static_cast<float>(nan.value_or(0.0)); }
 
 // A posinf (upper) / neginf (!upper) bound: +-FLT_MAX asks for the output
-// dtype's own extreme, PyTorch's default, so an absent bound passes that;
-// a given one is clamped into float's range.
+// dtype's own extreme, PyTorch's default, so an absent bound passes that.
+// A given bound beyond float's range (+-inf included: linalg.cond's
+// nan_to_num_(inf, inf, -inf)) goes as that infinity, what CPU's
+// static_cast<float> gives for float32, never as +-FLT_MAX, which would turn
+// it into the default. (A finite float64 bound beyond float's range thus
+// becomes +-inf, where CPU keeps it: aclnnNanToNum takes floats.)
 inline float nan_to_num_bound(std::optional<double> bound, bool upper) {
   if (!bound) return upper ? FLT_MAX : -FLT_MAX;
-  return static_cast<float>(std::clamp<double>(*bound, -FLT_MAX, FLT_MAX));
+  if (*bound > FLT_MAX) return INFINITY;
+  if (*bound < -FLT_MAX) return -INFINITY;
+  return static_cast<float>(*bound);
 }
 
 }  // namespace npu::table

@@ -60,12 +60,14 @@ decltype(auto) visit_dtype(DType dtype, F&& f) {
 }
 
 // Value conversion between any two element types, with PyTorch's rules:
-// complex -> real drops the imaginary part, anything -> bool is "!= 0",
+// complex -> real drops the imaginary part, anything (complex too) -> bool is "!= 0",
 // reduced floats go through float.
 template <class To, class From>
 inline To convert(const From& v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (is_complex_v<From> && std::is_same_v<To, bool>) {
+    return v.real() != 0 || v.imag() != 0;  // "!= 0" of the whole number, as PyTorch
   } else if constexpr (is_complex_v<From> && !is_complex_v<To>) {
     return convert<To>(v.real());
   } else if constexpr (is_complex_v<To>) {

@@ -50,6 +50,9 @@ void triangle(const TensorView& out, const TensorView& self, int64_t diagonal) {
   const Shape so(out.strides.begin(), out.strides.end() - 1), ss(self.strides.begin(), self.strides.end() - 1);
   const int64_t oc = out.strides.back(), sc = self.strides.back();
   const bool in_place = out.data == self.data && out.strides == self.strides;
+  // Beyond these bounds every row keeps all or nothing; clamping first keeps
+  // row + diagonal + 1 from overflowing (diagonal = INT64_MAX, as CPU allows).
+  diagonal = std::clamp<int64_t>(diagonal, -rows - 1, cols + 1);
   visit_itemsize(self.itemsize(), [&](auto tag) {
     using R = typename decltype(tag)::type;
     R* op_data = out.ptr<R>();

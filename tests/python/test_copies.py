@@ -65,6 +65,31 @@ def test_fill_and_zero():
     assert y.cpu().tolist() == [2.5] * 4
 
 
+BIG_UINT64 = [2**63, 2**63 + 5, 2**64 - 1]
+
+
+@pytest.mark.parametrize("value", BIG_UINT64)
+@pytest.mark.parametrize("dtype", [torch.uint64, torch.float64, torch.float32, torch.complex64])
+def test_fill_with_uint64_values_above_int64_max(value, dtype):
+    """A uint64 value beyond int64 fills as on CPU: exactly into uint64 (also through torch.full), as its
+    floating-point value into floating and complex tensors."""
+    x = torch.empty(3, dtype=dtype, device="npu").fill_(value)
+    assert torch.equal(x.cpu(), torch.empty(3, dtype=dtype).fill_(value))
+    assert torch.equal(torch.full((2, 2), value, dtype=dtype, device="npu").cpu(), torch.full((2, 2), value, dtype=dtype))
+
+
+def test_deterministic_empty_uint64_fills_the_maximum():
+    """With deterministic algorithms, a new uint64 tensor is filled with its dtype's maximum, as CPU fills it."""
+    torch.use_deterministic_algorithms(True)
+    try:
+        x = torch.empty(4, dtype=torch.uint64, device="npu")
+        y = torch.ones(2, dtype=torch.uint64, device="npu").resize_(5)
+    finally:
+        torch.use_deterministic_algorithms(False)
+    assert x.cpu().tolist() == [2**64 - 1] * 4
+    assert y.cpu().tolist() == [1, 1] + [2**64 - 1] * 3
+
+
 def test_item_and_zero_size():
     assert torch.tensor([3.25]).npu().item() == 3.25
     empty = torch.empty(0, 3, device="npu")

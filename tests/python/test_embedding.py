@@ -11,6 +11,8 @@ the dtype as CPU does.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -116,10 +118,38 @@ def test_embedding_bad_indices():
     grad = torch.randn(2, 3, device="npu")
     with pytest.raises(RuntimeError, match="out of range"):
         torch.ops.aten.embedding_dense_backward(grad, torch.tensor([0, 5], device="npu"), 5, -1, False).cpu()
-    with pytest.raises(RuntimeError, match="int64 or int32"):
+    with pytest.raises(RuntimeError, match="'indices' to have one of the following scalar types: Long, Int"):
         torch.ops.aten.embedding_dense_backward(grad, torch.tensor([0.0, 1.0], device="npu"), 5, -1, False)
     with pytest.raises(RuntimeError, match="2-dim"):
         torch.embedding_renorm_(weight[0], torch.tensor([0], device="npu"), 1.0, 2.0)
+
+
+INDEX_DTYPE_ERRORS = {
+    "embedding": lambda d: F.embedding(torch.tensor([[0.0, 1.0]], device=d), torch.ones(4, 3, device=d)),
+    "embedding_module": lambda d: torch.nn.Embedding(4, 3).to(d)(torch.tensor([0.0, 1.0], device=d)),
+    "embedding_renorm_": lambda d: torch.embedding_renorm_(torch.ones(4, 3, device=d),
+                                                           torch.tensor([0.0], device=d), 1.0, 2.0),
+    "embedding_dense_backward": lambda d: torch.ops.aten.embedding_dense_backward(
+        torch.ones(2, 3, device=d), torch.tensor([0.0, 1.0], device=d), 4, -1, False),
+    "embedding_bag_indices": lambda d: F.embedding_bag(torch.tensor([0.0, 1.0], device=d), torch.ones(4, 3, device=d),
+                                                       torch.tensor([0], device=d)),
+}
+
+
+@pytest.mark.parametrize("case", list(INDEX_DTYPE_ERRORS))
+def test_index_dtype_errors_are_cpus(case):
+    """Floating-point indices are refused at the call with CPU's message (CPU's own check, naming the argument
+    and the allowed dtypes), by the lookup, its backward, renorm and the bag."""
+    fn = INDEX_DTYPE_ERRORS[case]
+    errors = []
+    for device in ("npu", "cpu"):
+        with pytest.raises(RuntimeError) as info:
+            fn(device)
+        errors.append(str(info.value).splitlines()[0])
+    assert "Float" in errors[0]
+    # PyTorch names the tensor type by device (torch.FloatTensor on CPU, npuFloatType on npu).
+    same = [re.sub(r"but got \S+ instead", "but got <type> instead", e) for e in errors]
+    assert same[0] == same[1]
 
 
 # ---- embedding_bag ----------------------------------------------------------------

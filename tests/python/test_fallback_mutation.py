@@ -220,3 +220,38 @@ def test_every_unannotated_write_of_module_training_on_cpu_is_reproduced_on_npu(
             torch.testing.assert_close(now.cpu(), want, msg=f"{func}: argument {name}", equal_nan=True)
         torch.testing.assert_close(tree_map(lambda x: x.cpu() if isinstance(x, torch.Tensor) else x, out),
                                    expected_out, msg=f"{func}: outputs", equal_nan=True)
+
+
+
+def test_out_with_a_conj_bit_is_written_through_the_fallback(fallback_mode):
+    """An out= tensor carrying the conj bit, which the Conjugate key passes
+    through for linalg_solve_triangular.out, gets the result through the CPU
+    fallback as on CPU (the fallback's copy-back used to be lost: out kept its
+    old values), also when out is the right-hand side itself, as in
+    test_linalg's test_linalg_solve_triangular."""
+    fallback_mode("allow")
+    torch.manual_seed(0)
+    a = torch.randn(3, 3, dtype=torch.complex64).triu() + 4 * torch.eye(3)
+    b = torch.randn(3, 2, dtype=torch.complex64)
+    for rhs_is_out in (False, True):
+        results = []
+        for device in ("cpu", "npu"):
+            rhs = b.clone().to(device).conj()
+            out = rhs if rhs_is_out else torch.zeros(3, 2, dtype=torch.complex64, device=device).conj()
+            returned = torch.linalg.solve_triangular(a.to(device), rhs, upper=True, out=out)
+            assert returned is out and out.is_conj()
+            results.append(out.cpu())
+        torch.testing.assert_close(results[1], results[0])
+        torch.testing.assert_close(results[1], torch.linalg.solve_triangular(a, b.conj(), upper=True))
+
+
+def test_out_with_a_neg_bit_is_written_through_the_fallback(fallback_mode):
+    """The same with the neg bit: npu writes the solution (CPU's kernel
+    ignores the bit of its out and writes the negated solution)."""
+    fallback_mode("allow")
+    torch.manual_seed(0)
+    a = torch.randn(3, 3, dtype=torch.complex64).triu() + 4 * torch.eye(3)
+    b = torch.randn(3, 2, dtype=torch.complex64)
+    out = torch.zeros(3, 2, dtype=torch.complex64, device="npu")._neg_view()
+    torch.linalg.solve_triangular(a.npu(), b.npu(), upper=True, out=out)
+    torch.testing.assert_close(out.cpu(), torch.linalg.solve_triangular(a, b, upper=True))

@@ -301,3 +301,27 @@ def test_index_add_errors_and_out_of_range_index():
     with pytest.raises(RuntimeError, match="aclnnIndexAdd.*out of bounds"):
         torch.npu.synchronize()
     torch.npu.synchronize()
+
+
+def _uint8_warnings(fn, device: str) -> list[str]:
+    import warnings
+
+    x = torch.arange(12.0).view(3, 4).to(device)
+    mask = torch.tensor([1, 0, 1], dtype=torch.uint8, device=device)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn(x, mask)
+    # The message without PyTorch's "(Triggered internally at <source file>)" suffix.
+    return [str(w.message).split(" (Triggered internally")[0] for w in caught if "uint8" in str(w.message)]
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("getitem", lambda x, m: x[m]),
+    ("setitem", lambda x, m: x.__setitem__(m, torch.ones(4, device=x.device))),
+    ("index_put_accumulate", lambda x, m: x.index_put_((m,), torch.ones(4, device=x.device), accumulate=True)),
+    ("index_put_2d_mask", lambda x, m: x.index_put_((m.view(3, 1).expand(3, 4).contiguous(),),
+                                                    torch.arange(8.0, device=x.device))),
+])
+def test_uint8_masks_warn_as_cpu(name, fn):
+    """A uint8 mask is deprecated: every indexing op that takes one warns as CPU does, once per mask."""
+    assert _uint8_warnings(fn, "npu") == _uint8_warnings(fn, "cpu")

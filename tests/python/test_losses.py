@@ -20,6 +20,7 @@ result rounded to the dtype.
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 import pytest
@@ -228,3 +229,55 @@ def test_loss_bad_arguments():
         F.multilabel_margin_loss(x, torch.full((3, C), C, dtype=torch.long, device="npu")).cpu()
     with pytest.raises(RuntimeError, match="reduction"):
         torch.ops.aten.mse_loss_backward(x, x, x, 3)
+
+
+def _error(fn) -> str:
+    """The message fn raises, without synchronizing (the check must fail at the call)."""
+    with pytest.raises(RuntimeError) as info:
+        fn()
+    return str(info.value).splitlines()[0]
+
+
+MARGIN_SHAPE_ERRORS = {
+    "multi_margin_target_size": (lambda d: F.multi_margin_loss(torch.ones(5, 3, device=d),
+                                                                torch.zeros(3, dtype=torch.long, device=d))),
+    "multi_margin_empty_classes": (lambda d: F.multi_margin_loss(torch.ones(10, 0, device=d),
+                                                                 torch.zeros(10, dtype=torch.long, device=d))),
+    "multi_margin_empty_batch_target": (lambda d: F.multi_margin_loss(torch.ones(0, 10, device=d),
+                                                                      torch.zeros(10, 0, dtype=torch.long, device=d))),
+    "multi_margin_weight_size": (lambda d: F.multi_margin_loss(torch.ones(2, 3, device=d),
+                                                               torch.zeros(2, dtype=torch.long, device=d),
+                                                               weight=torch.ones(4, device=d))),
+    "multilabel_margin_target_shape": (lambda d: F.multilabel_margin_loss(torch.ones(5, 3, device=d),
+                                                                          torch.zeros(4, 3, dtype=torch.long,
+                                                                                      device=d))),
+    "multilabel_margin_vector_target": (lambda d: F.multilabel_margin_loss(torch.ones(3, device=d),
+                                                                           torch.zeros(2, dtype=torch.long,
+                                                                                       device=d))),
+    "multilabel_margin_empty_classes": (lambda d: F.multilabel_margin_loss(torch.ones(4, 0, device=d),
+                                                                           torch.zeros(4, 0, dtype=torch.long,
+                                                                                       device=d))),
+}
+
+
+@pytest.mark.parametrize("case", list(MARGIN_SHAPE_ERRORS))
+def test_margin_loss_shape_errors_are_cpus(case):
+    """A margin loss's shape errors are CPU's: raised at the call (an empty class dimension included,
+    which once launched and failed later on the stream) and worded as CPU words them."""
+    fn = MARGIN_SHAPE_ERRORS[case]
+    assert _error(lambda: fn("npu")) == _error(lambda: fn("cpu"))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 3), (2, 3, 4, 5)], ids=str)
+@pytest.mark.parametrize("weight_dtype", [torch.float16, torch.float64], ids=str)
+def test_nll_loss_weight_of_another_dtype_is_refused_as_on_cpu(shape, weight_dtype):
+    """CPU's kernel reads weight in self's dtype and refuses another, even for
+    empty inputs (test_modules' test_errors_nn_NLLLoss); npu read it as
+    self's dtype anyway."""
+    x = torch.zeros(shape)
+    target = torch.zeros((shape[0],) + shape[2:], dtype=torch.long)
+    weight = torch.ones(shape[1], dtype=weight_dtype)
+    with pytest.raises(RuntimeError) as cpu:
+        torch.nn.functional.nll_loss(x, target, weight=weight)
+    with pytest.raises(RuntimeError, match=re.escape(str(cpu.value))):
+        torch.nn.functional.nll_loss(x.npu(), target.npu(), weight=weight.npu())

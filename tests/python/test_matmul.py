@@ -370,3 +370,17 @@ def test_bool_addr_is_logical_as_cpu(native_only, beta, alpha):
     v1, v2 = torch.rand(6, generator=g) > 0.5, torch.rand(5, generator=g) > 0.3
     assert torch.equal(torch.addr(s.npu(), v1.npu(), v2.npu(), beta=beta, alpha=alpha).cpu(),
                        torch.addr(s, v1, v2, beta=beta, alpha=alpha))
+
+
+@pytest.mark.parametrize("name", ["dot", "vdot", "mv", "addr", "addbmm"])
+def test_hand_written_matrix_products_check_devices_in_pytorchs_words(name):
+    """A CPU argument among npu ones: PyTorch's wrapper device check (what
+    CUDA raises and test_linalg's test_dot_invalid_args expects), naming the
+    argument and the method."""
+    x = torch.randn(3)
+    y, m = torch.randn(3, device="npu"), torch.randn(3, 3, device="npu")
+    call = {"dot": lambda: torch.dot(x, y), "vdot": lambda: torch.vdot(y, x), "mv": lambda: torch.mv(m, x),
+            "addr": lambda: torch.addr(m, x, y),
+            "addbmm": lambda: torch.addbmm(m, m[None], x.view(1, 3, 1).expand(1, 3, 3))}[name]
+    with pytest.raises(RuntimeError, match=rf"^Expected all tensors to be on the same device, .* in method {name}\)"):
+        call()

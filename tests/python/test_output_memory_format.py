@@ -1,6 +1,7 @@
 """The memory format of results follows CPU's rules (PyTorch's
 test_modules.test_memory_format checks it for every module): a convolution
-is channels-last when its input or its weight is; replication pads (2-d,
+(output, grad_input, grad_weight) is channels-last when its input or its
+weight is; replication pads (2-d,
 3-d) and the 3-d reflection pad keep a channels-last input's format, as
 CPU's kernels re-lay their output after the meta function. Values and
 strides are compared with CPU's."""
@@ -34,7 +35,9 @@ CONV_CASES = {
 @pytest.mark.parametrize("weight_cl", [False, True], ids=["weight_contiguous", "weight_cl"])
 @pytest.mark.parametrize("input_cl", [False, True], ids=["input_contiguous", "input_cl"])
 @pytest.mark.parametrize("case", sorted(CONV_CASES))
-def test_convolution_output_and_grad_input_strides_match_cpu(case, input_cl, weight_cl, dtype):
+def test_convolution_output_and_gradient_strides_match_cpu(case, input_cl, weight_cl, dtype):
+    """Output, grad_input and grad_weight: the weight's gradient takes the convolution's format too (seen
+    through autograd.grad: a leaf's .grad is re-laid like the leaf by AccumulateGrad)."""
     fn, in_shape, w_shape = CONV_CASES[case]
     x = _laid(make_tensor(in_shape, dtype, seed=1), input_cl)
     w = _laid(make_tensor(w_shape, dtype, seed=2), weight_cl)
@@ -43,8 +46,7 @@ def test_convolution_output_and_grad_input_strides_match_cpu(case, input_cl, wei
         xd = x.to(device).detach().requires_grad_()
         wd = w.to(device).detach().requires_grad_()
         out = fn(xd, wd)
-        out.backward(torch.ones_like(out))
-        results[device] = (out, xd.grad)
+        results[device] = (out, *torch.autograd.grad(out, (xd, wd), torch.ones_like(out)))
     # Layout is the point; float32 sums in another order than oneDNN's.
     tol = {"rtol": 1e-4, "atol": 1e-3} if dtype == torch.float32 else {}
     for cpu, npu in zip(results["cpu"], results["npu"]):

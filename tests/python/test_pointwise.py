@@ -588,3 +588,59 @@ def test_complex_norm_of_a_0dim_tensor():
     z = torch.randn((), dtype=torch.complex64)
     for kw in ({"dim": 0, "keepdim": True}, {"dim": -1}, {}):
         close(torch.linalg.vector_norm(z.npu(), 2, **kw), torch.linalg.vector_norm(z, 2, **kw))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64], ids=str)
+def test_nan_to_num_with_infinite_bounds_keeps_infinities(dtype):
+    """posinf=inf / neginf=-inf (linalg.cond's nan_to_num_(inf, inf, -inf))
+    keep the infinities as on CPU instead of turning into the dtype's default
+    extreme; so does a bound beyond float's range for float32."""
+    x = torch.tensor([1.0, math.inf, math.nan, -math.inf], dtype=dtype)
+    for kwargs in ({"nan": math.inf, "posinf": math.inf, "neginf": -math.inf},
+                   {"posinf": math.inf}, {"neginf": -math.inf}, {"posinf": -math.inf, "neginf": math.inf}):
+        expected = torch.nan_to_num(x, **kwargs)
+        torch.testing.assert_close(torch.nan_to_num(x.npu(), **kwargs).cpu(), expected, equal_nan=True)
+        y = x.npu()
+        y.nan_to_num_(**kwargs)
+        torch.testing.assert_close(y.cpu(), expected, equal_nan=True)
+    if dtype == torch.float32:
+        torch.testing.assert_close(torch.nan_to_num(x.npu(), posinf=1e300, neginf=-1e300).cpu(),
+                                   torch.nan_to_num(x, posinf=1e300, neginf=-1e300))
+
+
+def test_linalg_cond_of_a_singular_batch_element_is_inf(fallback_mode):
+    fallback_mode("allow")  # linalg_inv_ex runs on CPU
+    a = torch.eye(3).repeat(3, 1, 1)
+    a[1, -1, -1] = 0
+    for p in (1, -1, math.inf, -math.inf, "fro", "nuc"):
+        torch.testing.assert_close(torch.linalg.cond(a.npu(), p).cpu(), torch.linalg.cond(a, p))
+
+
+@pytest.mark.parametrize("fn", [lambda i, o: torch.pow(42, i, out=o), lambda i, o: torch.float_power(2, i, out=o)],
+                         ids=["pow_scalar_base", "float_power_scalar_base"])
+def test_scalar_base_pow_refuses_a_partly_overlapping_out_as_cpu(fn):
+    x = torch.randn(6, dtype=torch.float64)
+    with pytest.raises(RuntimeError) as cpu:
+        fn(x[:3], x[1:4])
+    d = x.npu()
+    with pytest.raises(RuntimeError, match=re.escape(str(cpu.value))):
+        fn(d[:3], d[1:4])
+    fn(d[:3], d[:3])  # the same elements are fine
+    fn(x[:3], x[:3])
+    torch.testing.assert_close(d.cpu(), x)
+    ones = torch.randn(6).npu()
+    torch.pow(1, ones[:3], out=ones[1:4])  # base 1 fills without a check, as on CPU
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_complex_to_bool_looks_at_both_parts(dtype, fallback_mode):
+    """A complex number is true when either part is nonzero, as on CPU; the
+    conversion looked at the real part only (logical ops, bool(), any)."""
+    fallback_mode("allow")  # complex128 logical_not runs on the CPU
+    x = torch.tensor([1j, 1, 0, 1e-40j, complex(0, -0.0)], dtype=dtype)
+    d = x.npu()
+    for fn in (lambda t: t.bool(), torch.logical_not, lambda t: torch.logical_and(t, t),
+               lambda t: torch.logical_or(t, t.flip(0)), lambda t: torch.logical_xor(t, t.flip(0)),
+               lambda t: t[:1].any(), lambda t: t[:2].all(), torch.count_nonzero):
+        torch.testing.assert_close(fn(d).cpu(), fn(x))
+    assert bool(d[0]) is True

@@ -331,3 +331,28 @@ def test_ordered_reductions_refuse_wide_unsigned_like_cpu(op, dtype):
         fns[op](x)
     with pytest.raises(RuntimeError):
         fns[op](x.npu())
+
+
+@pytest.mark.parametrize("fn", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64], ids=str)
+def test_degrees_of_freedom_warning_is_cpus(fn, dtype):
+    """The correction leaving no degrees of freedom warns as on CPU (once; twice
+    for complex input, whose real and imaginary parts CPU reduces apart)."""
+    import warnings
+
+    def warned(x, **kwargs):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            getattr(torch, fn)(x, **kwargs)
+        return [str(m.message).split(" (Triggered internally")[0] for m in w]
+
+    for shape, kwargs in (((1, 3), {"dim": 0}), ((2, 3), {"dim": 0, "correction": 2}), ((3, 0), {"dim": 0}),
+                          ((2, 3), {"dim": 0}), ((4,), {"correction": 0.5})):
+        x = torch.randn(shape, dtype=dtype)
+        assert warned(x.npu(), **kwargs) == warned(x, **kwargs), (shape, kwargs)
+    out = torch.empty(0, device="npu")
+    if fn in ("var", "std"):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            getattr(torch, fn)(torch.randn(1, 3, device="npu"), dim=0, out=out)
+        assert len(w) == 1 and "degrees of freedom is <= 0" in str(w[0].message)

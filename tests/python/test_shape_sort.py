@@ -196,3 +196,15 @@ def test_private_format_inputs_in_tensor_lists():
     equal(torch.cat([y, x.npu()], 1), torch.cat([x, x], 1))
     equal(torch.stack([y, y], 0), torch.stack([x, x], 0))
     equal(y[torch.tensor([1, 0]).npu()], x[torch.tensor([1, 0])])
+
+
+@pytest.mark.parametrize("k", [2**63 - 1, -2**63, 2**62, -2**62, 6, -6], ids=str)
+def test_tril_triu_extreme_diagonals(k):
+    """A diagonal near INT64_MAX keeps everything (tril) or nothing (triu), as
+    on CPU; row + diagonal + 1 overflowed into the opposite."""
+    x = make_tensor((5, 5), torch.int8, 3)
+    for fn in (torch.tril, torch.triu):
+        equal(fn(x.npu(), k), fn(x, k))
+        t = x.npu()
+        getattr(t, fn.__name__ + "_")(k)
+        equal(t, fn(x, k))
