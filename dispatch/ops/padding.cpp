@@ -17,6 +17,7 @@
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/op_runner.h"
+#include "dispatch/ops/padding.h"
 #include "dispatch/table/structured_call.h"
 
 namespace npu::ops {
@@ -132,92 +133,78 @@ NPU_EMU_RELAID_PAD(reflection_pad3d, aclnnReflectionPad3d)
 
 namespace {
 
-// Checks a pad backward's arguments as CPU does; false when `cap` cannot run
-// it natively (the caller then falls back to CPU for `schema`).
-template <int Rank>
-bool pad_backward_native(const char* name, const char* schema, const npu::AclnnCapability& cap,
-                         const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef pad, bool reflect) {
-  check_grad_output<Rank>(name, grad_output, self, pad, reflect);
-  if (!npu::run_native(cap, schema, npu::table::operand_dtypes(self.scalar_type(), grad_output, self))) return false;
-  TORCH_CHECK(grad_output.dtype() == self.dtype(), name, ": grad_output must have self's dtype ", self.dtype());
+// What tells the hand-written pad backwards apart.
+struct PadBackwardOp {
+  const char* name;  // in messages
+  void (*check)(const char* name, const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef pad);
+  const npu::AclnnCapability& cap;
+  void (*launch)(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef pad, const at::Tensor& grad_input);
+};
+
+template <int Rank, bool Reflect>
+void check_backward(const char* name, const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef pad) {
+  check_grad_output<Rank>(name, grad_output, self, pad, Reflect);
+}
+
+const PadBackwardOp& op_of(PadBackward op) {
+  static const PadBackwardOp ops[] = {
+      {"reflection_pad2d_backward", check_backward<2, true>, caps::aclnnReflectionPad2dBackward,
+       [](const at::Tensor& g, const at::Tensor& s, at::IntArrayRef p, const at::Tensor& gi) {
+         NPU_RUN(aclnnReflectionPad2dBackward, g, s, p, gi);
+       }},
+      {"replication_pad2d_backward", check_backward<2, false>, caps::aclnnReplicationPad2dBackward,
+       [](const at::Tensor& g, const at::Tensor& s, at::IntArrayRef p, const at::Tensor& gi) {
+         NPU_RUN(aclnnReplicationPad2dBackward, g, s, p, gi);
+       }},
+      {"replication_pad3d_backward", check_backward<3, false>, caps::aclnnReplicationPad3dBackward,
+       [](const at::Tensor& g, const at::Tensor& s, at::IntArrayRef p, const at::Tensor& gi) {
+         NPU_RUN(aclnnReplicationPad3dBackward, g, s, p, gi);
+       }},
+  };
+  return ops[static_cast<int>(op)];
+}
+
+// Checks a pad backward's arguments as CPU does; false when it cannot run
+// natively (the caller then falls back to CPU for `schema`).
+bool pad_backward_native(const PadBackwardOp& op, const char* schema, const at::Tensor& grad_output,
+                         const at::Tensor& self, at::IntArrayRef pad) {
+  op.check(op.name, grad_output, self, pad);
+  if (!npu::run_native(op.cap, schema, npu::table::operand_dtypes(self.scalar_type(), grad_output, self))) {
+    return false;
+  }
+  TORCH_CHECK(grad_output.dtype() == self.dtype(), op.name, ": grad_output must have self's dtype ", self.dtype());
   return true;
+}
+
+// grad_input (new, or given to out=) laid out as CPU lays it, then computed.
+at::Tensor& launch_pad_backward(const PadBackwardOp& op, const at::Tensor& grad_output, const at::Tensor& self,
+                                at::IntArrayRef pad, at::Tensor& grad_input) {
+  grad_input.resize_(self.sizes(), layout_of(self));
+  if (grad_input.numel() > 0) op.launch(grad_output, self, pad, grad_input);
+  return grad_input;
 }
 
 }  // namespace
 
-at::Tensor& reflection_pad2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
-                                          c10::SymIntArrayRef padding, at::Tensor& grad_input) {
+at::Tensor pad_backward(PadBackward which, const char* schema, const at::Tensor& grad_output, const at::Tensor& self,
+                        c10::SymIntArrayRef padding) {
+  const PadBackwardOp& op = op_of(which);
   const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
-  if (!pad_backward_native<2>("reflection_pad2d_backward", "reflection_pad2d_backward.grad_input",
-                                    caps::aclnnReflectionPad2dBackward, grad_output, self, pad, true)) {
-    return npu::fallback_call<at::Tensor&>("reflection_pad2d_backward.grad_input", grad_output, self, padding,
-                                           grad_input);
+  if (!pad_backward_native(op, schema, grad_output, self, pad)) {
+    return npu::fallback_call<at::Tensor>(schema, grad_output, self, padding);
   }
-  grad_input.resize_(self.sizes(), layout_of(self));
-  if (grad_input.numel() > 0) NPU_RUN(aclnnReflectionPad2dBackward, grad_output, self, pad, grad_input);
-  return grad_input;
+  at::Tensor grad_input = at::empty({0}, self.options());
+  return launch_pad_backward(op, grad_output, self, pad, grad_input);
 }
 
-at::Tensor reflection_pad2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                                     c10::SymIntArrayRef padding) {
+at::Tensor& pad_backward_out(PadBackward which, const char* schema, const at::Tensor& grad_output,
+                             const at::Tensor& self, c10::SymIntArrayRef padding, at::Tensor& grad_input) {
+  const PadBackwardOp& op = op_of(which);
   const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
-  if (!pad_backward_native<2>("reflection_pad2d_backward", "reflection_pad2d_backward",
-                                    caps::aclnnReflectionPad2dBackward, grad_output, self, pad, true)) {
-    return npu::fallback_call<at::Tensor>("reflection_pad2d_backward", grad_output, self, padding);
+  if (!pad_backward_native(op, schema, grad_output, self, pad)) {
+    return npu::fallback_call<at::Tensor&>(schema, grad_output, self, padding, grad_input);
   }
-  at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(layout_of(self)));
-  if (grad_input.numel() > 0) NPU_RUN(aclnnReflectionPad2dBackward, grad_output, self, pad, grad_input);
-  return grad_input;
-}
-
-at::Tensor& replication_pad2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
-                                           c10::SymIntArrayRef padding, at::Tensor& grad_input) {
-  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
-  if (!pad_backward_native<2>("replication_pad2d_backward", "replication_pad2d_backward.grad_input",
-                                    caps::aclnnReplicationPad2dBackward, grad_output, self, pad, false)) {
-    return npu::fallback_call<at::Tensor&>("replication_pad2d_backward.grad_input", grad_output, self, padding,
-                                           grad_input);
-  }
-  grad_input.resize_(self.sizes(), layout_of(self));
-  if (grad_input.numel() > 0) NPU_RUN(aclnnReplicationPad2dBackward, grad_output, self, pad, grad_input);
-  return grad_input;
-}
-
-at::Tensor replication_pad2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                                      c10::SymIntArrayRef padding) {
-  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
-  if (!pad_backward_native<2>("replication_pad2d_backward", "replication_pad2d_backward",
-                                    caps::aclnnReplicationPad2dBackward, grad_output, self, pad, false)) {
-    return npu::fallback_call<at::Tensor>("replication_pad2d_backward", grad_output, self, padding);
-  }
-  at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(layout_of(self)));
-  if (grad_input.numel() > 0) NPU_RUN(aclnnReplicationPad2dBackward, grad_output, self, pad, grad_input);
-  return grad_input;
-}
-
-at::Tensor& replication_pad3d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
-                                           c10::SymIntArrayRef padding, at::Tensor& grad_input) {
-  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
-  if (!pad_backward_native<3>("replication_pad3d_backward", "replication_pad3d_backward.grad_input",
-                                    caps::aclnnReplicationPad3dBackward, grad_output, self, pad, false)) {
-    return npu::fallback_call<at::Tensor&>("replication_pad3d_backward.grad_input", grad_output, self, padding,
-                                           grad_input);
-  }
-  grad_input.resize_(self.sizes(), layout_of(self));
-  if (grad_input.numel() > 0) NPU_RUN(aclnnReplicationPad3dBackward, grad_output, self, pad, grad_input);
-  return grad_input;
-}
-
-at::Tensor replication_pad3d_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                                      c10::SymIntArrayRef padding) {
-  const at::IntArrayRef pad = C10_AS_INTARRAYREF_SLOW(padding);
-  if (!pad_backward_native<3>("replication_pad3d_backward", "replication_pad3d_backward",
-                                    caps::aclnnReplicationPad3dBackward, grad_output, self, pad, false)) {
-    return npu::fallback_call<at::Tensor>("replication_pad3d_backward", grad_output, self, padding);
-  }
-  at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(layout_of(self)));
-  if (grad_input.numel() > 0) NPU_RUN(aclnnReplicationPad3dBackward, grad_output, self, pad, grad_input);
-  return grad_input;
+  return launch_pad_backward(op, grad_output, self, pad, grad_input);
 }
 
 }  // namespace npu::ops
