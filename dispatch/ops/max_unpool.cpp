@@ -1,5 +1,6 @@
 // max_unpool2d / max_unpool3d (ops/table/pool.yaml, `impl:`): PyTorch gives
 // them no meta function; the checks and output layouts here are CPU's.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/op_runner.h"
+#include "dispatch/ops/pooling.h"
 #include "dispatch/table/structured_call.h"
 
 namespace npu::ops {
@@ -55,65 +57,64 @@ void alert_nondeterministic(int64_t rank) {
                                                       : "max_unpooling3d_forward_out");
 }
 
+const char* unpool_name(int64_t rank) { return rank == 2 ? "max_unpool2d" : "max_unpool3d"; }
+
+// Checks max_unpool{rank}d's arguments as CPU does; the output shape, or none
+// when it cannot run natively (the caller then falls back for `schema`).
+std::optional<std::vector<int64_t>> unpool_native(int64_t rank, const char* schema, const at::Tensor& self,
+                                                  const at::Tensor& indices, at::IntArrayRef size,
+                                                  at::IntArrayRef stride, at::IntArrayRef padding) {
+  alert_nondeterministic(rank);
+  if (rank == 3) check_3d_args(stride, padding);
+  auto shape = unpooled_shape(unpool_name(rank), self, indices, size, rank);
+  if (!npu::run_native(rank == 2 ? caps::aclnnMaxUnpool2d : caps::aclnnMaxUnpool3d, schema,
+                       npu::table::operand_dtypes(self.scalar_type(), self))) {
+    return std::nullopt;
+  }
+  return shape;
+}
+
+// The fallback with the schema's own arguments (the 2-d schemas take no
+// stride and padding).
+template <class R, class... Out>
+R unpool_fallback(int64_t rank, const char* schema, const at::Tensor& self, const at::Tensor& indices,
+                  c10::SymIntArrayRef output_size, at::IntArrayRef stride, at::IntArrayRef padding, Out&... out) {
+  if (rank == 2) return npu::fallback_call<R>(schema, self, indices, output_size, out...);
+  return npu::fallback_call<R>(schema, self, indices, output_size, stride, padding, out...);
+}
+
+// `out` (new, or given to out=) laid out as CPU lays it, then unpooled.
+at::Tensor& unpool_into(int64_t rank, const at::Tensor& self, const at::Tensor& indices, at::IntArrayRef size,
+                        at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef shape, at::Tensor& out) {
+  out.resize_(shape, layout_of(self, rank));
+  if (out.numel() == 0) return out;
+  if (rank == 2) {
+    NPU_RUN(aclnnMaxUnpool2d, self, indices, size, out);
+  } else {
+    NPU_RUN(aclnnMaxUnpool3d, self, indices, size, stride, padding, out);
+  }
+  return out;
+}
+
 }  // namespace
 
-at::Tensor& max_unpool2d_out(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size,
-                             at::Tensor& out) {
-  alert_nondeterministic(2);
+at::Tensor max_unpool(int64_t rank, const char* schema, const at::Tensor& self, const at::Tensor& indices,
+                      c10::SymIntArrayRef output_size, at::IntArrayRef stride, at::IntArrayRef padding) {
   const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
-  const auto shape = unpooled_shape("max_unpool2d", self, indices, size, 2);
-  if (!npu::run_native(caps::aclnnMaxUnpool2d, "max_unpool2d.out",
-                       npu::table::operand_dtypes(self.scalar_type(), self))) {
-    return npu::fallback_call<at::Tensor&>("max_unpool2d.out", self, indices, output_size, out);
-  }
-  TORCH_CHECK(out.dtype() == self.dtype(), "max_unpool2d: out must have self's dtype ", self.dtype());
-  out.resize_(shape, layout_of(self, 2));
-  if (out.numel() > 0) NPU_RUN(aclnnMaxUnpool2d, self, indices, size, out);
-  return out;
+  const auto shape = unpool_native(rank, schema, self, indices, size, stride, padding);
+  if (!shape) return unpool_fallback<at::Tensor>(rank, schema, self, indices, output_size, stride, padding);
+  at::Tensor out = at::empty({0}, self.options());
+  return unpool_into(rank, self, indices, size, stride, padding, *shape, out);
 }
 
-at::Tensor max_unpool2d(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size) {
-  alert_nondeterministic(2);
+at::Tensor& max_unpool_out(int64_t rank, const char* schema, const at::Tensor& self, const at::Tensor& indices,
+                           c10::SymIntArrayRef output_size, at::IntArrayRef stride, at::IntArrayRef padding,
+                           at::Tensor& out) {
   const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
-  const auto shape = unpooled_shape("max_unpool2d", self, indices, size, 2);
-  if (!npu::run_native(caps::aclnnMaxUnpool2d, "max_unpool2d",
-                       npu::table::operand_dtypes(self.scalar_type(), self))) {
-    return npu::fallback_call<at::Tensor>("max_unpool2d", self, indices, output_size);
-  }
-  at::Tensor out = at::empty(shape, self.options().memory_format(layout_of(self, 2)));
-  if (out.numel() > 0) NPU_RUN(aclnnMaxUnpool2d, self, indices, size, out);
-  return out;
-}
-
-at::Tensor& max_unpool3d_out(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size,
-                             at::IntArrayRef stride, at::IntArrayRef padding, at::Tensor& out) {
-  alert_nondeterministic(3);
-  const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
-  check_3d_args(stride, padding);
-  const auto shape = unpooled_shape("max_unpool3d", self, indices, size, 3);
-  if (!npu::run_native(caps::aclnnMaxUnpool3d, "max_unpool3d.out",
-                       npu::table::operand_dtypes(self.scalar_type(), self))) {
-    return npu::fallback_call<at::Tensor&>("max_unpool3d.out", self, indices, output_size, stride, padding, out);
-  }
-  TORCH_CHECK(out.dtype() == self.dtype(), "max_unpool3d: out must have self's dtype ", self.dtype());
-  out.resize_(shape, layout_of(self, 3));
-  if (out.numel() > 0) NPU_RUN(aclnnMaxUnpool3d, self, indices, size, stride, padding, out);
-  return out;
-}
-
-at::Tensor max_unpool3d(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size,
-                        at::IntArrayRef stride, at::IntArrayRef padding) {
-  alert_nondeterministic(3);
-  const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
-  check_3d_args(stride, padding);
-  const auto shape = unpooled_shape("max_unpool3d", self, indices, size, 3);
-  if (!npu::run_native(caps::aclnnMaxUnpool3d, "max_unpool3d",
-                       npu::table::operand_dtypes(self.scalar_type(), self))) {
-    return npu::fallback_call<at::Tensor>("max_unpool3d", self, indices, output_size, stride, padding);
-  }
-  at::Tensor out = at::empty(shape, self.options().memory_format(layout_of(self, 3)));
-  if (out.numel() > 0) NPU_RUN(aclnnMaxUnpool3d, self, indices, size, stride, padding, out);
-  return out;
+  const auto shape = unpool_native(rank, schema, self, indices, size, stride, padding);
+  if (!shape) return unpool_fallback<at::Tensor&>(rank, schema, self, indices, output_size, stride, padding, out);
+  TORCH_CHECK(out.dtype() == self.dtype(), unpool_name(rank), ": out must have self's dtype ", self.dtype());
+  return unpool_into(rank, self, indices, size, stride, padding, *shape, out);
 }
 
 }  // namespace npu::ops

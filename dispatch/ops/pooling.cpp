@@ -8,6 +8,7 @@
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/op_runner.h"
+#include "dispatch/ops/pooling.h"
 #include "dispatch/table/structured_call.h"
 
 namespace npu::ops {
@@ -54,10 +55,6 @@ void check_grad(const char* name, const at::Tensor& grad_output, const at::Tenso
               grad_output.dtype());
 }
 
-at::Tensor new_like_layout(const at::Tensor& self, at::IntArrayRef shape) {
-  return at::empty(shape, self.options().memory_format(self.suggest_memory_format()));
-}
-
 // 3-d max pooling's arguments, checked as CPU checks them.
 struct MaxPool3d {
   std::vector<int64_t> kernel, stride, padding, dilation, out_shape;
@@ -102,43 +99,6 @@ at::MemoryFormat pool3d_format(const at::Tensor& self) {
 }
 
 }  // namespace
-
-at::Tensor adaptive_avg_pool2d(const at::Tensor& self, c10::SymIntArrayRef output_size) {
-  const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
-  const auto shape = adaptive_output_shape("adaptive_avg_pool2d", self, size, 2);
-  if (!npu::run_native(caps::aclnnAdaptiveAvgPool2d, "_adaptive_avg_pool2d",
-                       npu::table::operand_dtypes(self.scalar_type(), self))) {
-    return npu::fallback_call<at::Tensor>("_adaptive_avg_pool2d", self, output_size);
-  }
-  at::Tensor out = new_like_layout(self, shape);
-  if (out.numel() > 0) NPU_RUN(aclnnAdaptiveAvgPool2d, self, size, out);
-  return out;
-}
-
-at::Tensor& adaptive_avg_pool2d_out(const at::Tensor& self, c10::SymIntArrayRef output_size, at::Tensor& out) {
-  const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
-  const auto shape = adaptive_output_shape("adaptive_avg_pool2d", self, size, 2);
-  TORCH_CHECK(self.dtype() == out.dtype(), "expected dtype ", self.dtype(), " for `output` but got dtype ",
-              out.dtype());
-  if (!npu::run_native(caps::aclnnAdaptiveAvgPool2d, "adaptive_avg_pool2d.out",
-                       npu::table::operand_dtypes(self.scalar_type(), self))) {
-    return npu::fallback_call<at::Tensor&>("adaptive_avg_pool2d.out", self, output_size, out);
-  }
-  out.resize_(shape, self.suggest_memory_format());
-  if (out.numel() > 0) NPU_RUN(aclnnAdaptiveAvgPool2d, self, size, out);
-  return out;
-}
-
-at::Tensor adaptive_avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self) {
-  check_grad("adaptive_avg_pool2d_backward", grad_output, self, 2);
-  if (!npu::run_native(caps::aclnnAdaptiveAvgPool2dBackward, "_adaptive_avg_pool2d_backward",
-                       npu::table::operand_dtypes(self.scalar_type(), grad_output, self))) {
-    return npu::fallback_call<at::Tensor>("_adaptive_avg_pool2d_backward", grad_output, self);
-  }
-  at::Tensor grad_input = new_like_layout(self, self.sizes());
-  if (grad_input.numel() > 0) NPU_RUN(aclnnAdaptiveAvgPool2dBackward, grad_output, self, grad_input);
-  return grad_input;
-}
 
 // ---- 3-d max pooling ------------------------------------------------------------------
 
@@ -199,44 +159,111 @@ at::Tensor max_pool3d_with_indices_backward(const at::Tensor& grad_output, const
   return grad_input;
 }
 
-// ---- 3-d adaptive average pooling ------------------------------------------------------
+// ---- adaptive average pooling over `rank` (2 or 3) trailing dims ---------------------
 
-at::Tensor& adaptive_avg_pool3d_out(const at::Tensor& self, c10::SymIntArrayRef output_size, at::Tensor& out) {
+namespace {
+
+// Adaptive average pooling's names and aclnn ops, by rank.
+struct AdaptivePool {
+  const char* name;
+  const char* backward_name;
+  const npu::AclnnCapability& cap;
+  const npu::AclnnCapability& backward_cap;
+  void (*launch)(const at::Tensor& self, at::IntArrayRef size, const at::Tensor& out);
+  void (*launch_backward)(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& grad_input);
+};
+
+const AdaptivePool& adaptive_pool(int64_t rank) {
+  static const AdaptivePool pools[] = {
+      {"adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", caps::aclnnAdaptiveAvgPool2d,
+       caps::aclnnAdaptiveAvgPool2dBackward,
+       [](const at::Tensor& self, at::IntArrayRef size, const at::Tensor& out) {
+         NPU_RUN(aclnnAdaptiveAvgPool2d, self, size, out);
+       },
+       [](const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& grad_input) {
+         NPU_RUN(aclnnAdaptiveAvgPool2dBackward, grad_output, self, grad_input);
+       }},
+      {"adaptive_avg_pool3d", "adaptive_avg_pool3d_backward", caps::aclnnAdaptiveAvgPool3d,
+       caps::aclnnAdaptiveAvgPool3dBackward,
+       [](const at::Tensor& self, at::IntArrayRef size, const at::Tensor& out) {
+         NPU_RUN(aclnnAdaptiveAvgPool3d, self, size, out);
+       },
+       [](const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& grad_input) {
+         NPU_RUN(aclnnAdaptiveAvgPool3dBackward, grad_output, self, grad_input);
+       }},
+  };
+  TORCH_INTERNAL_ASSERT(rank == 2 || rank == 3, "adaptive average pooling over ", rank, " dims");
+  return pools[rank - 2];
+}
+
+// CPU lays batched adaptive pooling results and gradients out in self's
+// suggested format.
+at::MemoryFormat adaptive_format(const at::Tensor& self, int64_t rank) {
+  return self.dim() == rank + 2 ? self.suggest_memory_format() : at::MemoryFormat::Contiguous;
+}
+
+bool adaptive_native(int64_t rank, const char* schema, const at::Tensor& self) {
+  return npu::run_native(adaptive_pool(rank).cap, schema, npu::table::operand_dtypes(self.scalar_type(), self));
+}
+
+// `out` (new, or given to out=) laid out as CPU lays it, then pooled.
+at::Tensor& adaptive_pool_into(int64_t rank, const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef shape,
+                               at::Tensor& out) {
+  out.resize_(shape, adaptive_format(self, rank));
+  if (out.numel() > 0) adaptive_pool(rank).launch(self, size, out);
+  return out;
+}
+
+bool adaptive_backward_native(int64_t rank, const char* schema, const at::Tensor& grad_output,
+                              const at::Tensor& self) {
+  const AdaptivePool& pool = adaptive_pool(rank);
+  check_grad(pool.backward_name, grad_output, self, rank);
+  return npu::run_native(pool.backward_cap, schema, npu::table::operand_dtypes(self.scalar_type(), grad_output, self));
+}
+
+at::Tensor& adaptive_backward_into(int64_t rank, const at::Tensor& grad_output, const at::Tensor& self,
+                                   at::Tensor& grad_input) {
+  grad_input.resize_(self.sizes(), adaptive_format(self, rank));
+  if (grad_input.numel() > 0) adaptive_pool(rank).launch_backward(grad_output, self, grad_input);
+  return grad_input;
+}
+
+}  // namespace
+
+at::Tensor adaptive_avg_pool(int64_t rank, const char* schema, const at::Tensor& self,
+                             c10::SymIntArrayRef output_size) {
   const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
-  const auto shape = adaptive_output_shape("adaptive_avg_pool3d", self, size, 3);
+  const auto shape = adaptive_output_shape(adaptive_pool(rank).name, self, size, rank);
+  if (!adaptive_native(rank, schema, self)) return npu::fallback_call<at::Tensor>(schema, self, output_size);
+  at::Tensor out = at::empty({0}, self.options());
+  return adaptive_pool_into(rank, self, size, shape, out);
+}
+
+at::Tensor& adaptive_avg_pool_out(int64_t rank, const char* schema, const at::Tensor& self,
+                                  c10::SymIntArrayRef output_size, at::Tensor& out) {
+  const at::IntArrayRef size = C10_AS_INTARRAYREF_SLOW(output_size);
+  const auto shape = adaptive_output_shape(adaptive_pool(rank).name, self, size, rank);
   TORCH_CHECK(self.dtype() == out.dtype(), "expected dtype ", self.dtype(), " for `output` but got dtype ",
               out.dtype());
-  if (!npu::run_native(caps::aclnnAdaptiveAvgPool3d, "adaptive_avg_pool3d.out",
-                       npu::table::operand_dtypes(self.scalar_type(), self))) {
-    return npu::fallback_call<at::Tensor&>("adaptive_avg_pool3d.out", self, output_size, out);
+  if (!adaptive_native(rank, schema, self)) return npu::fallback_call<at::Tensor&>(schema, self, output_size, out);
+  return adaptive_pool_into(rank, self, size, shape, out);
+}
+
+at::Tensor adaptive_avg_pool_backward(int64_t rank, const char* schema, const at::Tensor& grad_output,
+                                      const at::Tensor& self) {
+  if (!adaptive_backward_native(rank, schema, grad_output, self)) {
+    return npu::fallback_call<at::Tensor>(schema, grad_output, self);
   }
-  out.resize_(shape, pool3d_format(self));
-  if (out.numel() > 0) NPU_RUN(aclnnAdaptiveAvgPool3d, self, size, out);
-  return out;
-}
-
-at::Tensor adaptive_avg_pool3d(const at::Tensor& self, c10::SymIntArrayRef output_size) {
-  at::Tensor out = at::empty({0}, self.options());
-  adaptive_avg_pool3d_out(self, output_size, out);
-  return out;
-}
-
-at::Tensor& adaptive_avg_pool3d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
-                                             at::Tensor& grad_input) {
-  check_grad("adaptive_avg_pool3d_backward", grad_output, self, 3);
-  if (!npu::run_native(caps::aclnnAdaptiveAvgPool3dBackward, "adaptive_avg_pool3d_backward.grad_input",
-                       npu::table::operand_dtypes(self.scalar_type(), grad_output, self))) {
-    return npu::fallback_call<at::Tensor&>("adaptive_avg_pool3d_backward.grad_input", grad_output, self, grad_input);
-  }
-  grad_input.resize_(self.sizes(), pool3d_format(self));
-  if (grad_input.numel() > 0) NPU_RUN(aclnnAdaptiveAvgPool3dBackward, grad_output, self, grad_input);
-  return grad_input;
-}
-
-at::Tensor adaptive_avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& self) {
   at::Tensor grad_input = at::empty({0}, self.options());
-  adaptive_avg_pool3d_backward_out(grad_output, self, grad_input);
-  return grad_input;
+  return adaptive_backward_into(rank, grad_output, self, grad_input);
+}
+
+at::Tensor& adaptive_avg_pool_backward_out(int64_t rank, const char* schema, const at::Tensor& grad_output,
+                                           const at::Tensor& self, at::Tensor& grad_input) {
+  if (!adaptive_backward_native(rank, schema, grad_output, self)) {
+    return npu::fallback_call<at::Tensor&>(schema, grad_output, self, grad_input);
+  }
+  return adaptive_backward_into(rank, grad_output, self, grad_input);
 }
 
 }  // namespace npu::ops
