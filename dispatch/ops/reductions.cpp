@@ -4,6 +4,8 @@
 // fallback from the table before launching; the structured reductions are
 // generated from the table.
 #include <cmath>
+#include <optional>
+#include <type_traits>
 
 #include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/ops/logsumexp_native.h>
@@ -15,6 +17,7 @@
 #include "dispatch/ops/acl_args.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/ops/reduce_op.h"
+#include "dispatch/ops/reductions.h"
 #include "dispatch/table/arg_conversions.h"
 #include "dispatch/table/structured_call.h"
 
@@ -25,26 +28,35 @@ using Dtype = std::optional<at::ScalarType>;
 
 // ---- sum(), mean(): the dim forms' meta over every dim -------------------------
 
-at::Tensor sum_all(const at::Tensor& self, Dtype dtype) {
-  npu::table::Functional<at::meta::structured_sum_dim_IntList, 1> op;
+namespace {
+
+// The dim form's meta (Meta) over every dim, then aclnnReduceSum or aclnnMean.
+template <class Meta>
+at::Tensor reduce_all(const char* schema, const at::Tensor& self, Dtype dtype) {
+  constexpr bool kMean = std::is_same_v<Meta, at::meta::structured_mean_dim>;
+  npu::table::Functional<Meta, 1> op;
   op.meta(self, at::OptionalIntArrayRef(), false, dtype);
   at::Tensor& out = op.output(0);
-  if (npu::run_native(caps::aclnnReduceSum, "sum", npu::table::operand_dtypes(out.scalar_type(), self))) {
-    NPU_RUN(aclnnReduceSum, self, at::IntArrayRef(), false, npu::table::acl_dtype_of(out), out);
-    return std::move(out);
+  if (!npu::run_native(kMean ? caps::aclnnMean : caps::aclnnReduceSum, schema,
+                       npu::table::operand_dtypes(out.scalar_type(), self))) {
+    return npu::fallback_call<at::Tensor>(schema, self, dtype);
   }
-  return npu::fallback_call<at::Tensor>("sum", self, dtype);
+  if constexpr (kMean) {
+    NPU_RUN(aclnnMean, self, at::IntArrayRef(), false, npu::table::acl_dtype_of(out), out);
+  } else {
+    NPU_RUN(aclnnReduceSum, self, at::IntArrayRef(), false, npu::table::acl_dtype_of(out), out);
+  }
+  return std::move(out);
+}
+
+}  // namespace
+
+at::Tensor sum_all(const at::Tensor& self, Dtype dtype) {
+  return reduce_all<at::meta::structured_sum_dim_IntList>("sum", self, dtype);
 }
 
 at::Tensor mean_all(const at::Tensor& self, Dtype dtype) {
-  npu::table::Functional<at::meta::structured_mean_dim, 1> op;
-  op.meta(self, at::OptionalIntArrayRef(), false, dtype);
-  at::Tensor& out = op.output(0);
-  if (npu::run_native(caps::aclnnMean, "mean", npu::table::operand_dtypes(out.scalar_type(), self))) {
-    NPU_RUN(aclnnMean, self, at::IntArrayRef(), false, npu::table::acl_dtype_of(out), out);
-    return std::move(out);
-  }
-  return npu::fallback_call<at::Tensor>("mean", self, dtype);
+  return reduce_all<at::meta::structured_mean_dim>("mean", self, dtype);
 }
 
 // ---- prod() ------------------------------------------------------------------------
@@ -190,11 +202,11 @@ double fractional_scale(const at::Tensor& self, const at::Tensor& result, double
 
 // The aclnn entries take real input: var(z) = var(Re z) + var(Im z) for
 // complex z, and std(z) is the 2-norm of (std(Re z), std(Im z)).
-at::Tensor var_or_std(const at::Tensor& self, at::OptionalIntArrayRef dim, const Correction& c, bool keepdim,
-                      bool take_sqrt) {
+at::Tensor var_or_std_of(const at::Tensor& self, at::OptionalIntArrayRef dim, const Correction& c, bool keepdim,
+                         bool take_sqrt) {
   if (self.is_complex()) {
-    const at::Tensor re = var_or_std(at::real(self), dim, c, keepdim, take_sqrt);
-    const at::Tensor im = var_or_std(at::imag(self), dim, c, keepdim, take_sqrt);
+    const at::Tensor re = var_or_std_of(at::real(self), dim, c, keepdim, take_sqrt);
+    const at::Tensor im = var_or_std_of(at::imag(self), dim, c, keepdim, take_sqrt);
     if (!take_sqrt) return re.add(im);
     return at::linalg_vector_norm(at::stack({re, im}), 2, at::IntArrayRef(0), false, std::nullopt);
   }
@@ -221,74 +233,44 @@ const at::Tensor& warn_invalid_degrees_of_freedom(const char* fname, const at::T
   return result;
 }
 
-// Whether aclnnVarCorrection / aclnnStd run self's statistics (in its real dtype).
-bool statistics_native(bool take_sqrt, const char* schema, const at::Tensor& self) {
+// var or std (take_sqrt) of self with CPU's warning (named `fname`), or none
+// when aclnnVarCorrection / aclnnStd cannot run it (the caller then falls
+// back for `schema`).
+std::optional<at::Tensor> statistics(bool take_sqrt, const char* schema, const char* fname, const at::Tensor& self,
+                                     at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
+                                     bool keepdim) {
   const at::ScalarType real = statistics_dtype(self, std::nullopt, std::nullopt);
-  return npu::run_native(take_sqrt ? caps::aclnnStd : caps::aclnnVarCorrection, schema, {real});
+  if (!npu::run_native(take_sqrt ? caps::aclnnStd : caps::aclnnVarCorrection, schema, {real})) return std::nullopt;
+  return warn_invalid_degrees_of_freedom(fname, self, correction,
+                                         var_or_std_of(self, dim, correction_of(correction), keepdim, take_sqrt));
 }
 
 }  // namespace
 
-at::Tensor var_dims(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
-                    bool keepdim) {
-  if (!statistics_native(false, "var.correction", self)) {
-    return npu::fallback_call<at::Tensor>("var.correction", self, dim, correction, keepdim);
-  }
-  return warn_invalid_degrees_of_freedom("var", self, correction,
-                                         var_or_std(self, dim, correction_of(correction), keepdim, false));
+at::Tensor var_or_std(bool take_sqrt, const char* schema, const at::Tensor& self, at::OptionalIntArrayRef dim,
+                      const std::optional<at::Scalar>& correction, bool keepdim) {
+  std::optional<at::Tensor> r = statistics(take_sqrt, schema, take_sqrt ? "std" : "var", self, dim, correction,
+                                           keepdim);
+  if (!r) return npu::fallback_call<at::Tensor>(schema, self, dim, correction, keepdim);
+  return std::move(*r);
 }
 
-at::Tensor std_dev(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
-                   bool keepdim) {
-  if (!statistics_native(true, "std.correction", self)) {
-    return npu::fallback_call<at::Tensor>("std.correction", self, dim, correction, keepdim);
-  }
-  return warn_invalid_degrees_of_freedom("std", self, correction,
-                                         var_or_std(self, dim, correction_of(correction), keepdim, true));
-}
-
-at::Tensor& var_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
-                    bool keepdim, at::Tensor& out) {
-  if (!statistics_native(false, "var.correction_out", self)) {
-    return npu::fallback_call<at::Tensor&>("var.correction_out", self, dim, correction, keepdim, out);
-  }
-  const at::Tensor v = var_or_std(self, dim, correction_of(correction), keepdim, false);
-  warn_invalid_degrees_of_freedom("var", self, correction, v);
-  write_out(out, v.sizes(), v.scalar_type(), [&](const at::Tensor& o) { o.copy_(v); });
+at::Tensor& var_or_std_out(bool take_sqrt, const char* schema, const at::Tensor& self, at::OptionalIntArrayRef dim,
+                           const std::optional<at::Scalar>& correction, bool keepdim, at::Tensor& out) {
+  const std::optional<at::Tensor> r =
+      statistics(take_sqrt, schema, take_sqrt ? "std" : "var", self, dim, correction, keepdim);
+  if (!r) return npu::fallback_call<at::Tensor&>(schema, self, dim, correction, keepdim, out);
+  write_out(out, r->sizes(), r->scalar_type(), [&](const at::Tensor& o) { o.copy_(*r); });
   return out;
 }
 
-at::Tensor& std_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
-                    bool keepdim, at::Tensor& out) {
-  if (!statistics_native(true, "std.correction_out", self)) {
-    return npu::fallback_call<at::Tensor&>("std.correction_out", self, dim, correction, keepdim, out);
-  }
-  const at::Tensor s = var_or_std(self, dim, correction_of(correction), keepdim, true);
-  warn_invalid_degrees_of_freedom("std", self, correction, s);
-  write_out(out, s.sizes(), s.scalar_type(), [&](const at::Tensor& o) { o.copy_(s); });
-  return out;
-}
-
-std::tuple<at::Tensor, at::Tensor> var_mean(const at::Tensor& self, at::OptionalIntArrayRef dim,
-                                            const std::optional<at::Scalar>& correction, bool keepdim) {
-  if (!statistics_native(false, "var_mean.correction", self)) {
-    return npu::fallback_call<std::tuple<at::Tensor, at::Tensor>>("var_mean.correction", self, dim, correction,
-                                                                  keepdim);
-  }
-  at::Tensor v = var_or_std(self, dim, correction_of(correction), keepdim, false);
-  warn_invalid_degrees_of_freedom("var_mean", self, correction, v);
-  return {std::move(v), at::mean(self, dim, keepdim)};
-}
-
-std::tuple<at::Tensor, at::Tensor> std_mean(const at::Tensor& self, at::OptionalIntArrayRef dim,
-                                            const std::optional<at::Scalar>& correction, bool keepdim) {
-  if (!statistics_native(true, "std_mean.correction", self)) {
-    return npu::fallback_call<std::tuple<at::Tensor, at::Tensor>>("std_mean.correction", self, dim, correction,
-                                                                  keepdim);
-  }
-  at::Tensor s = var_or_std(self, dim, correction_of(correction), keepdim, true);
-  warn_invalid_degrees_of_freedom("std_mean", self, correction, s);
-  return {std::move(s), at::mean(self, dim, keepdim)};
+std::tuple<at::Tensor, at::Tensor> var_or_std_mean(bool take_sqrt, const char* schema, const at::Tensor& self,
+                                                   at::OptionalIntArrayRef dim,
+                                                   const std::optional<at::Scalar>& correction, bool keepdim) {
+  std::optional<at::Tensor> r =
+      statistics(take_sqrt, schema, take_sqrt ? "std_mean" : "var_mean", self, dim, correction, keepdim);
+  if (!r) return npu::fallback_call<std::tuple<at::Tensor, at::Tensor>>(schema, self, dim, correction, keepdim);
+  return {std::move(*r), at::mean(self, dim, keepdim)};
 }
 
 std::tuple<at::Tensor&, at::Tensor&> mode_values(const at::Tensor& self, int64_t dim, bool keepdim,
