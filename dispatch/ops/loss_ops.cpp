@@ -11,6 +11,7 @@
 
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/fallback/fallback_call.h"
+#include "dispatch/ops/loss_ops.h"
 #include "dispatch/ops/op_runner.h"
 
 namespace npu::ops {
@@ -64,54 +65,73 @@ void check_bce(const at::Tensor& self, const at::Tensor& target, const OptTensor
 
 }  // namespace
 
-// ---- mse_loss backward ----
+// ---- the pointwise losses' backwards (mse, smooth_l1, huber) ----
 
-at::Tensor& mse_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
-                                  int64_t reduction, at::Tensor& grad_input) {
-  if (!npu::run_native(caps::aclnnMseLossBackward, "mse_loss_backward.grad_input", {self.scalar_type()})) {
-    return npu::fallback_call<at::Tensor&>("mse_loss_backward.grad_input", grad_output, self, target, reduction,
-                                           grad_input);
-  }
-  check_reduction(reduction, "mse_loss_backward");
-  at::native::resize_output(grad_input, grad_shape(grad_output, self, target));
-  NPU_RUN(aclnnMseLossBackward, grad_output, self, target, reduction, grad_input);
-  return grad_input;
+namespace {
+
+// What tells them apart: smooth_l1's beta and huber's delta are `param`.
+struct LossBackwardOp {
+  const char* name;
+  const npu::AclnnCapability& cap;
+  bool has_param;
+  void (*launch)(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target, int64_t reduction,
+                 double param, const at::Tensor& grad_input);
+};
+
+const LossBackwardOp& op_of(LossBackward loss) {
+  static const LossBackwardOp ops[] = {
+      {"mse_loss_backward", caps::aclnnMseLossBackward, false,
+       [](const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target, int64_t reduction, double,
+          const at::Tensor& grad_input) {
+         NPU_RUN(aclnnMseLossBackward, grad_output, self, target, reduction, grad_input);
+       }},
+      {"smooth_l1_loss_backward", caps::aclnnSmoothL1LossBackward, true,
+       [](const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target, int64_t reduction,
+          double beta, const at::Tensor& grad_input) {
+         NPU_RUN(aclnnSmoothL1LossBackward, grad_output, self, target, reduction, beta, grad_input);
+       }},
+      {"huber_loss_backward", caps::aclnnHuberLossBackward, true,
+       [](const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target, int64_t reduction,
+          double delta, const at::Tensor& grad_input) {
+         NPU_RUN(aclnnHuberLossBackward, grad_output, self, target, reduction, delta, grad_input);
+       }},
+  };
+  return ops[static_cast<int>(loss)];
 }
 
-at::Tensor mse_loss_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
-                             int64_t reduction) {
-  if (!npu::run_native(caps::aclnnMseLossBackward, "mse_loss_backward", {self.scalar_type()})) {
-    return npu::fallback_call<at::Tensor>("mse_loss_backward", grad_output, self, target, reduction);
+// The fallback with the schema's own arguments (mse's take no param).
+template <class R, class... Out>
+R loss_backward_fallback(const LossBackwardOp& op, const char* schema, const at::Tensor& grad_output,
+                         const at::Tensor& self, const at::Tensor& target, int64_t reduction, double param,
+                         Out&... grad_input) {
+  if (!op.has_param) return npu::fallback_call<R>(schema, grad_output, self, target, reduction, grad_input...);
+  return npu::fallback_call<R>(schema, grad_output, self, target, reduction, param, grad_input...);
+}
+
+}  // namespace
+
+at::Tensor pointwise_loss_backward(LossBackward loss, const char* schema, const at::Tensor& grad_output,
+                                   const at::Tensor& self, const at::Tensor& target, int64_t reduction, double param) {
+  const LossBackwardOp& op = op_of(loss);
+  if (!npu::run_native(op.cap, schema, {self.scalar_type()})) {
+    return loss_backward_fallback<at::Tensor>(op, schema, grad_output, self, target, reduction, param);
   }
-  check_reduction(reduction, "mse_loss_backward");
+  check_reduction(reduction, op.name);
   at::Tensor grad_input = at::empty(grad_shape(grad_output, self, target), self.options());
-  NPU_RUN(aclnnMseLossBackward, grad_output, self, target, reduction, grad_input);
+  op.launch(grad_output, self, target, reduction, param, grad_input);
   return grad_input;
 }
 
-// ---- smooth_l1_loss backward ----
-
-at::Tensor& smooth_l1_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
-                                        const at::Tensor& target, int64_t reduction, double beta,
-                                        at::Tensor& grad_input) {
-  if (!npu::run_native(caps::aclnnSmoothL1LossBackward, "smooth_l1_loss_backward.grad_input", {self.scalar_type()})) {
-    return npu::fallback_call<at::Tensor&>("smooth_l1_loss_backward.grad_input", grad_output, self, target,
-                                           reduction, beta, grad_input);
+at::Tensor& pointwise_loss_backward_out(LossBackward loss, const char* schema, const at::Tensor& grad_output,
+                                        const at::Tensor& self, const at::Tensor& target, int64_t reduction,
+                                        double param, at::Tensor& grad_input) {
+  const LossBackwardOp& op = op_of(loss);
+  if (!npu::run_native(op.cap, schema, {self.scalar_type()})) {
+    return loss_backward_fallback<at::Tensor&>(op, schema, grad_output, self, target, reduction, param, grad_input);
   }
-  check_reduction(reduction, "smooth_l1_loss_backward");
+  check_reduction(reduction, op.name);
   at::native::resize_output(grad_input, grad_shape(grad_output, self, target));
-  NPU_RUN(aclnnSmoothL1LossBackward, grad_output, self, target, reduction, beta, grad_input);
-  return grad_input;
-}
-
-at::Tensor smooth_l1_loss_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
-                                   int64_t reduction, double beta) {
-  if (!npu::run_native(caps::aclnnSmoothL1LossBackward, "smooth_l1_loss_backward", {self.scalar_type()})) {
-    return npu::fallback_call<at::Tensor>("smooth_l1_loss_backward", grad_output, self, target, reduction, beta);
-  }
-  check_reduction(reduction, "smooth_l1_loss_backward");
-  at::Tensor grad_input = at::empty(grad_shape(grad_output, self, target), self.options());
-  NPU_RUN(aclnnSmoothL1LossBackward, grad_output, self, target, reduction, beta, grad_input);
+  op.launch(grad_output, self, target, reduction, param, grad_input);
   return grad_input;
 }
 
@@ -139,29 +159,6 @@ at::Tensor huber_loss(const at::Tensor& self, const at::Tensor& target, int64_t 
   at::Tensor out = new_loss(loss_shape(self, target), reduction, self.options().dtype(dtype));
   NPU_RUN(aclnnHuberLoss, self, target, reduction, delta, out);
   return out;
-}
-
-at::Tensor& huber_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
-                                    int64_t reduction, double delta, at::Tensor& grad_input) {
-  if (!npu::run_native(caps::aclnnHuberLossBackward, "huber_loss_backward.out", {self.scalar_type()})) {
-    return npu::fallback_call<at::Tensor&>("huber_loss_backward.out", grad_output, self, target, reduction, delta,
-                                           grad_input);
-  }
-  check_reduction(reduction, "huber_loss_backward");
-  at::native::resize_output(grad_input, grad_shape(grad_output, self, target));
-  NPU_RUN(aclnnHuberLossBackward, grad_output, self, target, reduction, delta, grad_input);
-  return grad_input;
-}
-
-at::Tensor huber_loss_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
-                               int64_t reduction, double delta) {
-  if (!npu::run_native(caps::aclnnHuberLossBackward, "huber_loss_backward", {self.scalar_type()})) {
-    return npu::fallback_call<at::Tensor>("huber_loss_backward", grad_output, self, target, reduction, delta);
-  }
-  check_reduction(reduction, "huber_loss_backward");
-  at::Tensor grad_input = at::empty(grad_shape(grad_output, self, target), self.options());
-  NPU_RUN(aclnnHuberLossBackward, grad_output, self, target, reduction, delta, grad_input);
-  return grad_input;
 }
 
 // ---- binary_cross_entropy ----
