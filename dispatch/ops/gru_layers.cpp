@@ -26,6 +26,7 @@
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/ops/norm_args.h"
 #include "dispatch/ops/op_runner.h"
+#include "dispatch/ops/rnn_layer_serving.h"
 
 namespace npu::ops {
 
@@ -34,12 +35,6 @@ namespace {
 namespace caps = npu::table::caps;
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-bool layer_ops_serve(c10::ScalarType dtype) {
-  const auto& fwd = caps::aclnnNpuGruLayer;
-  const auto& bwd = caps::aclnnNpuGruLayerBackward;
-  return fwd.symbol_present() && bwd.symbol_present() && fwd.dtypes.contains(dtype) && bwd.dtypes.contains(dtype);
-}
 
 // One layer in one direction over time-major `input` (dense [T, B, I], or
 // packed rows with batch_sizes): output and the final hidden state.
@@ -146,56 +141,33 @@ struct GruLayerFunction : torch::autograd::Function<GruLayerFunction> {
   }
 };
 
-// Whether the layer op computes this gru call: npu tensors of one floating
-// dtype, the state and parameter counts ATen expects. Anything else keeps
-// ATen's cell path, which raises ATen's own errors for bad arguments.
-bool layers_serve(const at::Tensor& input, int64_t input_dim, const at::Tensor& hx, at::TensorList params,
-                  bool has_biases, int64_t num_layers, bool bidirectional) {
-  const c10::ScalarType dtype = input.scalar_type();
-  if (!input.is_privateuseone() || input.dim() != input_dim || !at::isFloatingType(dtype) ||
-      !layer_ops_serve(dtype)) {
-    return false;
-  }
-  const int64_t directions = bidirectional ? 2 : 1;
-  if (!hx.defined() || hx.dim() != 3 || hx.size(0) != num_layers * directions) return false;
-  if (static_cast<int64_t>(params.size()) != num_layers * directions * (has_biases ? 4 : 2)) return false;
-  if (!hx.is_privateuseone() || hx.scalar_type() != dtype) return false;
-  for (const at::Tensor& t : params) {
-    if (!t.defined() || !t.is_privateuseone() || t.scalar_type() != dtype) return false;
-  }
-  return true;
-}
-
 // The layers of a GRU over time-major `input`: output and h_n.
 std::tuple<at::Tensor, at::Tensor> run_layers(const at::Tensor& input, const std::vector<int64_t>& batch_sizes,
                                               const at::Tensor& hx, at::TensorList params, bool has_biases,
                                               int64_t num_layers, double dropout, bool train, bool bidirectional) {
-  const int64_t directions = bidirectional ? 2 : 1;
   const int64_t per_layer = has_biases ? 4 : 2;
   // A bias-free GRU passes no biases (an undefined tensor is no autograd input).
   const auto bias = [has_biases](at::TensorList p, std::size_t i) {
     return has_biases ? std::optional<at::Tensor>(p[i]) : std::nullopt;
   };
   std::vector<at::Tensor> hy;
-  at::Tensor layer_input = input;
-  for (int64_t layer = 0; layer < num_layers; ++layer) {
-    std::vector<at::Tensor> outputs;
-    for (int64_t direction = 0; direction < directions; ++direction) {
-      const int64_t index = layer * directions + direction;
-      const at::TensorList p = params.slice(index * per_layer, per_layer);
-      variable_list result =
-          GruLayerFunction::apply(layer_input, p[0], p[1], bias(p, 2), bias(p, 3), hx[index], batch_sizes,
-                                  /*reverse=*/direction == 1);
-      outputs.push_back(std::move(result[0]));
-      hy.push_back(std::move(result[1]));
-    }
-    layer_input = directions == 2 ? at::cat(outputs, -1) : outputs[0];
-    // Between layers, as ATen's _rnn_impl: on the npu generator.
-    if (dropout != 0 && train && layer < num_layers - 1) layer_input = at::dropout(layer_input, dropout, train);
-  }
+  at::Tensor output = over_layers(input, num_layers, bidirectional, dropout, train,
+                                  [&](const at::Tensor& layer_input, int64_t index, bool reverse) {
+    const at::TensorList p = params.slice(index * per_layer, per_layer);
+    variable_list result =
+        GruLayerFunction::apply(layer_input, p[0], p[1], bias(p, 2), bias(p, 3), hx[index], batch_sizes, reverse);
+    hy.push_back(std::move(result[1]));
+    return std::move(result[0]);
+  });
   // One layer and direction: h_n is a view of its hy (no copy launch). hy is
   // not saved for the backward, so modifying h_n in place stays harmless.
-  return {layer_input, hy.size() == 1 ? hy[0].unsqueeze(0) : at::stack(hy, 0)};
+  return {std::move(output), hy.size() == 1 ? hy[0].unsqueeze(0) : at::stack(hy, 0)};
+}
+
+bool gru_layers_serve(const at::Tensor& input, int64_t input_dim, const at::Tensor& hx, at::TensorList params,
+                      bool has_biases, int64_t num_layers, bool bidirectional) {
+  return layers_serve(caps::aclnnNpuGruLayer, caps::aclnnNpuGruLayerBackward, input, input_dim, hx, params,
+                      has_biases, num_layers, bidirectional);
 }
 
 }  // namespace
@@ -203,27 +175,23 @@ std::tuple<at::Tensor, at::Tensor> run_layers(const at::Tensor& input, const std
 std::tuple<at::Tensor, at::Tensor> gru_input(const at::Tensor& input, const at::Tensor& hx, at::TensorList params,
                                              bool has_biases, int64_t num_layers, double dropout, bool train,
                                              bool bidirectional, bool batch_first) {
-  if (!layers_serve(input, 3, hx, params, has_biases, num_layers, bidirectional)) {
+  if (!gru_layers_serve(input, 3, hx, params, has_biases, num_layers, bidirectional)) {
     return at::native::gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
   }
-  const at::Tensor x = batch_first ? input.transpose(0, 1) : input;
-  // CPU's message (ATen's cell path would return empty outputs).
-  TORCH_CHECK(x.size(0) > 0, "Expected sequence length to be larger than 0 in RNN");
-  auto [output, hy] = run_layers(x, {}, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+  auto [output, hy] = run_layers(time_major(input, batch_first), {}, hx, params, has_biases, num_layers, dropout,
+                                 train, bidirectional);
   return {batch_first ? output.transpose(0, 1) : output, std::move(hy)};
 }
 
 std::tuple<at::Tensor, at::Tensor> gru_data(const at::Tensor& data, const at::Tensor& batch_sizes,
                                             const at::Tensor& hx, at::TensorList params, bool has_biases,
                                             int64_t num_layers, double dropout, bool train, bool bidirectional) {
-  if (!layers_serve(data, 2, hx, params, has_biases, num_layers, bidirectional) ||
-      batch_sizes.device().is_privateuseone() || batch_sizes.dim() != 1 || batch_sizes.scalar_type() != at::kLong ||
-      batch_sizes.numel() == 0) {
+  const std::optional<std::vector<int64_t>> steps =
+      packed_steps(gru_layers_serve(data, 2, hx, params, has_biases, num_layers, bidirectional), batch_sizes);
+  if (!steps) {
     return at::native::gru(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
   }
-  const at::Tensor sizes = batch_sizes.contiguous();
-  const std::vector<int64_t> steps(sizes.data_ptr<int64_t>(), sizes.data_ptr<int64_t>() + sizes.numel());
-  return run_layers(data, steps, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+  return run_layers(data, *steps, hx, params, has_biases, num_layers, dropout, train, bidirectional);
 }
 
 }  // namespace npu::ops

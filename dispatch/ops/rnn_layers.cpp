@@ -21,6 +21,7 @@
 #include "dispatch/fallback/fallback_call.h"
 #include "dispatch/ops/norm_args.h"
 #include "dispatch/ops/op_runner.h"
+#include "dispatch/ops/rnn_layer_serving.h"
 
 namespace npu::ops {
 
@@ -33,44 +34,12 @@ using Result7 = std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::T
 // mkldnn_rnn_layer's `mode` for an LSTM (ideep's rnn_kind::LSTM, as ATen passes it).
 constexpr int64_t kLstmMode = 2;
 
-bool layer_ops_serve(c10::ScalarType dtype) {
-  const auto& fwd = caps::aclnnNpuLstmLayer;
-  const auto& bwd = caps::aclnnNpuLstmLayerBackward;
-  return fwd.symbol_present() && bwd.symbol_present() && fwd.dtypes.contains(dtype) && bwd.dtypes.contains(dtype);
-}
-
-// Whether the layer ops compute this lstm call: npu tensors of one floating
-// dtype, no projections (proj_size makes h smaller than c), the parameter
-// count ATen expects. Anything else keeps ATen's cell path, which raises
-// ATen's own errors for bad arguments.
-bool layers_serve(const at::Tensor& input, int64_t input_dim, at::TensorList hx, at::TensorList params,
-                  bool has_biases, int64_t num_layers, bool bidirectional) {
-  const c10::ScalarType dtype = input.scalar_type();
-  if (!input.is_privateuseone() || input.dim() != input_dim || !at::isFloatingType(dtype) ||
-      !layer_ops_serve(dtype)) {
-    return false;
-  }
-  const int64_t directions = bidirectional ? 2 : 1;
-  if (hx.size() != 2 || hx[0].dim() != 3 || hx[0].sizes() != hx[1].sizes() ||
-      hx[0].size(0) != num_layers * directions) {
-    return false;
-  }
-  if (static_cast<int64_t>(params.size()) != num_layers * directions * (has_biases ? 4 : 2)) return false;
-  for (const at::TensorList list : {hx, params}) {
-    for (const at::Tensor& t : list) {
-      if (!t.defined() || !t.is_privateuseone() || t.scalar_type() != dtype) return false;
-    }
-  }
-  return true;
-}
-
 // The layers of an LSTM over time-major `input` (dense [T, B, I], or packed
 // rows with `batch_sizes`): output, h_n, c_n.
 std::tuple<at::Tensor, at::Tensor, at::Tensor> run_layers(const at::Tensor& input, at::IntArrayRef batch_sizes,
                                                           at::TensorList hx, at::TensorList params, bool has_biases,
                                                           int64_t num_layers, double dropout, bool train,
                                                           bool bidirectional) {
-  const int64_t directions = bidirectional ? 2 : 1;
   const int64_t per_layer = has_biases ? 4 : 2;
   const int64_t hidden = hx[0].size(2);
   // mkldnn_rnn_layer takes biases always; a bias-free LSTM passes zeros
@@ -78,25 +47,18 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_layers(const at::Tensor& inpu
   at::Tensor no_bias;
   if (!has_biases) no_bias = at::zeros({4 * hidden}, params[0].options());
   std::vector<at::Tensor> hy, cy;
-  at::Tensor layer_input = input;
-  for (int64_t layer = 0; layer < num_layers; ++layer) {
-    std::vector<at::Tensor> outputs;
-    for (int64_t direction = 0; direction < directions; ++direction) {
-      const int64_t index = layer * directions + direction;
-      const at::TensorList p = params.slice(index * per_layer, per_layer);
-      auto [out, h, c, reserve] = at::mkldnn_rnn_layer(
-          layer_input, p[0], p[1], has_biases ? p[2] : no_bias, has_biases ? p[3] : no_bias, hx[0][index],
-          hx[1][index], /*reverse=*/direction == 1, batch_sizes, kLstmMode, hidden, num_layers, has_biases,
-          bidirectional, /*batch_first=*/false, train);
-      outputs.push_back(std::move(out));
-      hy.push_back(std::move(h));
-      cy.push_back(std::move(c));
-    }
-    layer_input = directions == 2 ? at::cat(outputs, -1) : outputs[0];
-    // Between layers, as ATen's _rnn_impl: on the npu generator.
-    if (dropout != 0 && train && layer < num_layers - 1) layer_input = at::dropout(layer_input, dropout, train);
-  }
-  return {layer_input, at::stack(hy, 0), at::stack(cy, 0)};
+  at::Tensor output = over_layers(input, num_layers, bidirectional, dropout, train,
+                                  [&](const at::Tensor& layer_input, int64_t index, bool reverse) {
+    const at::TensorList p = params.slice(index * per_layer, per_layer);
+    auto [out, h, c, reserve] = at::mkldnn_rnn_layer(
+        layer_input, p[0], p[1], has_biases ? p[2] : no_bias, has_biases ? p[3] : no_bias, hx[0][index],
+        hx[1][index], reverse, batch_sizes, kLstmMode, hidden, num_layers, has_biases, bidirectional,
+        /*batch_first=*/false, train);
+    hy.push_back(std::move(h));
+    cy.push_back(std::move(c));
+    return std::move(out);
+  });
+  return {std::move(output), at::stack(hy, 0), at::stack(cy, 0)};
 }
 
 void check_lstm_mode(const char* op, int64_t mode) {
@@ -190,17 +152,26 @@ Result7 lstm_layer_backward(const at::Tensor& input, const at::Tensor& weight1, 
           grad_cx.view(cx_tmp.sizes())};
 }
 
+namespace {
+
+bool lstm_layers_serve(const at::Tensor& input, int64_t input_dim, at::TensorList hx, at::TensorList params,
+                       bool has_biases, int64_t num_layers, bool bidirectional) {
+  // No projections (proj_size makes h smaller than c: states of one shape).
+  return hx.size() == 2 && layers_serve(caps::aclnnNpuLstmLayer, caps::aclnnNpuLstmLayerBackward, input, input_dim,
+                                        hx, params, has_biases, num_layers, bidirectional);
+}
+
+}  // namespace
+
 std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_input(const at::Tensor& input, at::TensorList hx,
                                                           at::TensorList params, bool has_biases, int64_t num_layers,
                                                           double dropout, bool train, bool bidirectional,
                                                           bool batch_first) {
-  if (!layers_serve(input, 3, hx, params, has_biases, num_layers, bidirectional)) {
+  if (!lstm_layers_serve(input, 3, hx, params, has_biases, num_layers, bidirectional)) {
     return at::native::lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
   }
-  const at::Tensor x = batch_first ? input.transpose(0, 1) : input;
-  // CPU's message (its oneDNN path checks this; ATen's cell path would return empty outputs).
-  TORCH_CHECK(x.size(0) > 0, "Expected sequence length to be larger than 0 in RNN");
-  auto [output, hy, cy] = run_layers(x, {}, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+  auto [output, hy, cy] = run_layers(time_major(input, batch_first), {}, hx, params, has_biases, num_layers, dropout,
+                                     train, bidirectional);
   return {batch_first ? output.transpose(0, 1) : output, std::move(hy), std::move(cy)};
 }
 
@@ -208,13 +179,12 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_data(const at::Tensor& data,
                                                          at::TensorList hx, at::TensorList params, bool has_biases,
                                                          int64_t num_layers, double dropout, bool train,
                                                          bool bidirectional) {
-  if (!layers_serve(data, 2, hx, params, has_biases, num_layers, bidirectional) || batch_sizes.device().is_privateuseone() ||
-      batch_sizes.dim() != 1 || batch_sizes.scalar_type() != at::kLong || batch_sizes.numel() == 0) {
+  const std::optional<std::vector<int64_t>> steps =
+      packed_steps(lstm_layers_serve(data, 2, hx, params, has_biases, num_layers, bidirectional), batch_sizes);
+  if (!steps) {
     return at::native::lstm(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
   }
-  const at::Tensor sizes = batch_sizes.contiguous();
-  const std::vector<int64_t> steps(sizes.data_ptr<int64_t>(), sizes.data_ptr<int64_t>() + sizes.numel());
-  return run_layers(data, steps, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+  return run_layers(data, *steps, hx, params, has_biases, num_layers, dropout, train, bidirectional);
 }
 
 }  // namespace npu::ops
