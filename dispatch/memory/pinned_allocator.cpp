@@ -108,6 +108,14 @@ std::map<const char*, PinnedBlock>::iterator find_block(PinnedRegistry& r, const
 
 // Also PyTorch's host allocator for PrivateUse1 (at::getHostAllocator), which
 // torch.accelerator.memory.empty_host_cache and the host memory statistics use.
+// Applies `reset` (at::Stat::reset_accumulated or reset_peak) to each Stat of
+// `stats` (its counters and durations are not Stats).
+void reset_each_stat(at::HostStats& stats, void (at::Stat::*reset)()) {
+  for (at::Stat* stat : {&stats.active_requests, &stats.active_bytes, &stats.allocations, &stats.allocated_bytes}) {
+    (stat->*reset)();
+  }
+}
+
 class PinnedAllocator final : public at::HostAllocator {
  public:
   c10::DataPtr allocate(size_t nbytes) override {
@@ -156,10 +164,7 @@ class PinnedAllocator final : public at::HostAllocator {
   void reset_accumulated_stats() override {
     PinnedRegistry& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
-    for (at::Stat* stat : {&r.stats.active_requests, &r.stats.active_bytes, &r.stats.allocations,
-                           &r.stats.allocated_bytes}) {
-      stat->reset_accumulated();
-    }
+    reset_each_stat(r.stats, &at::Stat::reset_accumulated);
     r.stats.num_host_alloc = 0;
     r.stats.num_host_free = 0;
   }
@@ -167,10 +172,7 @@ class PinnedAllocator final : public at::HostAllocator {
   void reset_peak_stats() override {
     PinnedRegistry& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
-    for (at::Stat* stat : {&r.stats.active_requests, &r.stats.active_bytes, &r.stats.allocations,
-                           &r.stats.allocated_bytes}) {
-      stat->reset_peak();
-    }
+    reset_each_stat(r.stats, &at::Stat::reset_peak);
   }
 };
 
