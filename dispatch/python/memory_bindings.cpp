@@ -2,6 +2,8 @@
 // snapshot, limits and raw allocations, for torch.npu.memory. Thin: the logic
 // lives in memory/. Errors go through torch's translation, so an OOM is
 // torch.OutOfMemoryError in Python.
+#include <utility>
+
 #include <ATen/core/CachingHostAllocator.h>
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/utils/pybind.h>
@@ -36,19 +38,18 @@ py::dict stat_array_dict(const StatArray& a) {
   return d;
 }
 
-// Nested like torch.cuda's _cuda_memoryStats; Python flattens it with dots.
+// Nested like torch.cuda's _cuda_memoryStats (its keys are the fields' names);
+// Python flattens it with dots.
 py::dict memory_stats(int device) {
   const DeviceStats s = memory::device_allocator(static_cast<c10::DeviceIndex>(device)).stats();
   py::dict d;
-  d["allocation"] = stat_array_dict(s.allocation);
-  d["segment"] = stat_array_dict(s.segment);
-  d["active"] = stat_array_dict(s.active);
-  d["inactive_split"] = stat_array_dict(s.inactive_split);
-  d["allocated_bytes"] = stat_array_dict(s.allocated_bytes);
-  d["reserved_bytes"] = stat_array_dict(s.reserved_bytes);
-  d["active_bytes"] = stat_array_dict(s.active_bytes);
-  d["inactive_split_bytes"] = stat_array_dict(s.inactive_split_bytes);
-  d["requested_bytes"] = stat_array_dict(s.requested_bytes);
+  static constexpr std::pair<const char*, StatArray DeviceStats::*> kStatArrays[] = {
+      {"allocation", &DeviceStats::allocation},         {"segment", &DeviceStats::segment},
+      {"active", &DeviceStats::active},                 {"inactive_split", &DeviceStats::inactive_split},
+      {"allocated_bytes", &DeviceStats::allocated_bytes}, {"reserved_bytes", &DeviceStats::reserved_bytes},
+      {"active_bytes", &DeviceStats::active_bytes},     {"inactive_split_bytes", &DeviceStats::inactive_split_bytes},
+      {"requested_bytes", &DeviceStats::requested_bytes}};
+  for (const auto& [key, field] : kStatArrays) d[key] = stat_array_dict(s.*field);
   d["num_alloc_retries"] = s.num_alloc_retries;
   d["num_ooms"] = s.num_ooms;
   d["oversize_allocations"] = stat_dict(s.oversize_allocations);
@@ -119,10 +120,12 @@ py::dict duration_dict(const c10::CachingAllocator::DurationStat& s) {
 py::dict host_memory_stats() {
   const at::HostStats s = at::getHostAllocator(c10::DeviceType::PrivateUse1)->get_stats();
   py::dict d;
-  d["active_requests"] = stat_dict(s.active_requests);
-  d["active_bytes"] = stat_dict(s.active_bytes);
-  d["allocations"] = stat_dict(s.allocations);
-  d["allocated_bytes"] = stat_dict(s.allocated_bytes);
+  static constexpr std::pair<const char*, at::Stat at::HostStats::*> kStats[] = {
+      {"active_requests", &at::HostStats::active_requests},
+      {"active_bytes", &at::HostStats::active_bytes},
+      {"allocations", &at::HostStats::allocations},
+      {"allocated_bytes", &at::HostStats::allocated_bytes}};
+  for (const auto& [key, field] : kStats) d[key] = stat_dict(s.*field);
   d["host_alloc_time"] = duration_dict(s.host_alloc_time);
   d["host_free_time"] = duration_dict(s.host_free_time);
   d["num_host_alloc"] = s.num_host_alloc;
