@@ -126,6 +126,45 @@ def test_error_mode_names_the_factory_schema_op_and_dtype(fallback_mode, schema,
     assert npu_emu._C._fallback_counts() == {} and npu_emu._C._native_counts() == {}
 
 
+def ints(*shape: int, start: int = 1) -> torch.Tensor:
+    """An int64 npu tensor: no pooling, padding-backward or loss-backward entry computes in int64."""
+    return torch.arange(start, start + torch.Size(shape).numel()).reshape(shape).npu()
+
+
+A = torch.ops.aten
+
+
+# One hand-written body serves several schemas (ops/table rows whose `impl:` is a call
+# with the schema's name): each form decides and falls back under its own schema.
+@pytest.mark.parametrize("schema, aclnn, call", [
+    ("_adaptive_avg_pool3d", "aclnnAdaptiveAvgPool3d", lambda: A._adaptive_avg_pool3d(ints(2, 3, 4, 4, 4), [2, 2, 2])),
+    ("adaptive_avg_pool3d.out", "aclnnAdaptiveAvgPool3d",
+     lambda: A.adaptive_avg_pool3d.out(ints(2, 3, 4, 4, 4), [2, 2, 2], out=ints(0))),
+    ("_adaptive_avg_pool3d_backward", "aclnnAdaptiveAvgPool3dBackward",
+     lambda: A._adaptive_avg_pool3d_backward(ints(2, 3, 2, 2, 2), ints(2, 3, 4, 4, 4))),
+    ("adaptive_avg_pool3d_backward.grad_input", "aclnnAdaptiveAvgPool3dBackward",
+     lambda: A.adaptive_avg_pool3d_backward.grad_input(ints(2, 3, 2, 2, 2), ints(2, 3, 4, 4, 4), grad_input=ints(0))),
+    ("_adaptive_avg_pool2d", "aclnnAdaptiveAvgPool2d", lambda: A._adaptive_avg_pool2d(ints(2, 3, 4, 4), [2, 2])),
+    ("max_unpool3d", "aclnnMaxUnpool3d",
+     lambda: A.max_unpool3d(ints(1, 2, 2, 2), ints(1, 2, 2, 2, start=0), [4, 4, 4], [2, 2, 2], [0, 0, 0])),
+    ("max_unpool2d.out", "aclnnMaxUnpool2d",
+     lambda: A.max_unpool2d.out(ints(1, 2, 2), ints(1, 2, 2, start=0), [4, 4], out=ints(0))),
+    ("replication_pad3d_backward", "aclnnReplicationPad3dBackward",
+     lambda: A.replication_pad3d_backward(ints(1, 4, 4, 4), ints(1, 2, 2, 2), [1, 1, 1, 1, 1, 1])),
+    ("reflection_pad2d_backward.grad_input", "aclnnReflectionPad2dBackward",
+     lambda: A.reflection_pad2d_backward.grad_input(ints(1, 5, 5), ints(1, 3, 3), [1, 1, 1, 1], grad_input=ints(0))),
+    ("mse_loss_backward", "aclnnMseLossBackward", lambda: A.mse_loss_backward(ints(3), ints(3), ints(3), 0)),
+    ("huber_loss_backward.out", "aclnnHuberLossBackward",
+     lambda: A.huber_loss_backward.out(ints(3), ints(3), ints(3), 0, 1.0, grad_input=ints(0))),
+])
+def test_error_mode_names_the_schema_a_shared_body_serves(fallback_mode, schema, aclnn, call):
+    fallback_mode("error")
+    with pytest.raises(NotImplementedError) as info:
+        call()
+    assert str(info.value).startswith(f"{schema} cannot run natively on npu: {aclnn} does not support dtype int64")
+    assert npu_emu._C._fallback_counts() == {} and npu_emu._C._native_counts() == {}
+
+
 def test_fill_with_a_device_value_reads_it_on_the_device():
     """fill_(value) with a 0-dim npu value is one aclnnInplaceFillTensor (the
     value is not read back to the host first), also when the value is an
