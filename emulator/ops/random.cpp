@@ -8,6 +8,7 @@
 #include <string>
 
 #include "emulator/acl_error.h"
+#include "emulator/op_args.h"
 #include "emulator/op_launch.h"
 #include "kernels/random/random_ops.h"
 
@@ -16,17 +17,6 @@ namespace npu::emu {
 namespace {
 
 using kernels::PhiloxInputs;
-
-void require_floating(const aclTensor* t, const char* name) {
-  if (!model::is_floating_point(t->dtype)) {
-    fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " must have a floating point dtype, got " +
-                                      model::dtype_name(t->dtype));
-  }
-}
-
-void require_real(const aclTensor* t, const char* name) {
-  if (model::is_complex(t->dtype)) fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + " must not be complex");
-}
 
 void require_probability(double p) {
   if (!(p >= 0.0 && p <= 1.0)) {
@@ -72,7 +62,7 @@ TaskBody normal_task(const aclTensor* selfRef, float mean, float std, Philox rng
 
 TaskBody random_task(const aclTensor* selfRef, int64_t from, int64_t to, Philox rng) {
   require_tensor(selfRef, "selfRef");
-  require_real(selfRef, "selfRef");
+  reject_complex(selfRef, "selfRef");
   if (!(from < to)) {
     fail(ACLNN_ERR_PARAM_INVALID, "expects from < to, got from=" + std::to_string(from) + " to=" + std::to_string(to));
   }
@@ -82,7 +72,7 @@ TaskBody random_task(const aclTensor* selfRef, int64_t from, int64_t to, Philox 
 
 TaskBody random_full_range_task(const aclTensor* selfRef, Philox rng) {
   require_tensor(selfRef, "selfRef");
-  require_real(selfRef, "selfRef");
+  reject_complex(selfRef, "selfRef");
   const uint64_t range = kernels::full_random_range(selfRef->dtype);
   return [o = selfRef->view(), range, rng] { kernels::random_integers(o, 0, range, rng()); };
 }
@@ -90,7 +80,7 @@ TaskBody random_full_range_task(const aclTensor* selfRef, Philox rng) {
 TaskBody bernoulli_task(const aclTensor* selfRef, const aclScalar* prob, Philox rng) {
   require_tensor(selfRef, "selfRef");
   require_scalar(prob, "prob");
-  require_real(selfRef, "selfRef");
+  reject_complex(selfRef, "selfRef");
   const double p = prob->value().to<double>();
   require_probability(p);
   return [o = selfRef->view(), p, rng] { kernels::bernoulli(o, p, rng()); };
@@ -99,8 +89,8 @@ TaskBody bernoulli_task(const aclTensor* selfRef, const aclScalar* prob, Philox 
 TaskBody bernoulli_tensor_task(const aclTensor* selfRef, const aclTensor* prob, Philox rng) {
   require_tensor(selfRef, "selfRef");
   require_tensor(prob, "prob");
-  require_real(selfRef, "selfRef");
-  require_real(prob, "prob");
+  reject_complex(selfRef, "selfRef");
+  reject_complex(prob, "prob");
   // Throws (as a parameter error) when prob does not broadcast to selfRef.
   kernels::broadcast_to(prob->view(), selfRef->view_dims);
   return [o = selfRef->view(), p = prob->view(), rng] { kernels::bernoulli(o, p, rng()); };
@@ -108,7 +98,7 @@ TaskBody bernoulli_tensor_task(const aclTensor* selfRef, const aclTensor* prob, 
 
 TaskBody randperm_task(int64_t n, Philox rng, aclTensor* out) {
   require_tensor(out, "out");
-  require_real(out, "out");
+  reject_complex(out, "out");
   if (n < 0) fail(ACLNN_ERR_PARAM_INVALID, "n must be non-negative, got " + std::to_string(n));
   require_shape(out, {n}, "out");
   return [o = out->view(), rng] { kernels::randperm(o, rng()); };
