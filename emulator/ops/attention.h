@@ -30,17 +30,10 @@ TaskBody fused_attention_backward_task(const aclTensor* gradOut, const aclTensor
 // innerPrecise (the chip's precision mode: results here are always
 // float-accurate).
 struct FlashAttentionArgs {
-  const aclTensor* query;
-  const aclTensor* key;
-  const aclTensor* value;
-  const aclTensor* pse;
-  const aclTensor* dropMask;
-  const aclTensor* attenMask;
-  double scaleValue;
-  double keepProb;
-  int64_t preTokens;
-  int64_t nextTokens;
-  int64_t headNum;
+  const aclTensor *query, *key, *value;
+  const aclTensor *pse, *dropMask, *attenMask;
+  double scaleValue, keepProb;
+  int64_t preTokens, nextTokens, headNum;
   const char* inputLayout;
   int64_t sparseMode;
 };
