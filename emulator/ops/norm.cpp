@@ -131,10 +131,8 @@ GradViews wanted_grads(const aclBoolArray* outputMask, const GradOuts& outs, con
   GradViews views;
   for (std::size_t i = 0; i < 3; ++i) {
     const auto& [t, name] = outs[i];
-    if (outputMask != nullptr && outputMask->values[i] && t == nullptr) {
-      fail(ACLNN_ERR_PARAM_NULLPTR, std::string(name) + " is null but outputMask asks for it");
-    }
     if (outputMask != nullptr ? !outputMask->values[i] : t == nullptr) continue;
+    if (t == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, std::string(name) + " is null but outputMask asks for it");
     if (i == 0) {
       require_shape(t, input_dims, name);
     } else {
