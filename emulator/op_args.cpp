@@ -3,6 +3,7 @@
 #include <string>
 
 #include "emulator/acl_error.h"
+#include "emulator/op_launch.h"
 
 namespace npu::emu {
 
@@ -49,6 +50,17 @@ void reject_complex(const aclTensor* t, const char* name) {
 
 void require_floating(const aclTensor* t, const char* name) {
   require_dtype(t, name, "a floating point tensor", [](model::DType d) { return model::is_floating_point(d); });
+}
+
+void require_broadcast_shape(const aclTensor* out, const char* name, const kernels::Shape& a, const kernels::Shape& b,
+                             const char* what) {
+  kernels::Shape shape;
+  try {
+    shape = kernels::broadcast_shapes(a, b);
+  } catch (const kernels::KernelError& e) {
+    fail(ACLNN_ERR_PARAM_INVALID, std::string(what) + " do not broadcast: " + e.what());
+  }
+  require_shape(out, shape, name);
 }
 
 int64_t int_scalar(const aclScalar* s, const char* name) {

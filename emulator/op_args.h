@@ -73,6 +73,11 @@ void require_dtype(const aclTensor* t, const char* name, const char* what, Pred 
 void reject_complex(const aclTensor* t, const char* name);
 void require_floating(const aclTensor* t, const char* name);
 
+// `out` (named `name`) must have the shape a and b broadcast to; `what`
+// names them in the message when they do not broadcast.
+void require_broadcast_shape(const aclTensor* out, const char* name, const kernels::Shape& a, const kernels::Shape& b,
+                             const char* what);
+
 // Integer-valued aclScalar (e.g. cumprod's dim).
 int64_t int_scalar(const aclScalar* s, const char* name);
 

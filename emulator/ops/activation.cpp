@@ -98,11 +98,7 @@ TaskBody prelu_task(const aclTensor* self, const aclTensor* weight, aclTensor* o
   const auto v = require_views<3>({{{self, "self"}, {weight, "weight"}, {out, "out"}}});
   require_floating(out, "out");
   reject_complex(out, "out");
-  try {
-    require_shape(out, kn::broadcast_shapes(v[0].sizes, v[1].sizes), "out");
-  } catch (const kn::KernelError& e) {
-    fail(ACLNN_ERR_PARAM_INVALID, std::string("weight does not broadcast to self: ") + e.what());
-  }
+  require_broadcast_shape(out, "out", v[0].sizes, v[1].sizes, "weight and self");
   return [v] { kn::prelu(v[2], v[0], v[1]); };
 }
 

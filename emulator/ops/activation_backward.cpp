@@ -31,11 +31,7 @@ TaskBody threshold_backward_task(const aclTensor* gradOutput, const aclTensor* s
   require_scalar(threshold, "threshold");
   reject_complex(out, "out");
   require_dtype(out, "out", "a real, non-bool tensor", [](kn::DType d) { return d != kn::DType::Bool; });
-  try {
-    require_shape(out, kn::broadcast_shapes(v[0].sizes, v[1].sizes), "out");
-  } catch (const kn::KernelError& e) {
-    fail(ACLNN_ERR_PARAM_INVALID, std::string("gradOutput and self do not broadcast: ") + e.what());
-  }
+  require_broadcast_shape(out, "out", v[0].sizes, v[1].sizes, "gradOutput and self");
   return [v, th = threshold->value()] { kn::threshold_backward(v[2], v[0], v[1], th); };
 }
 
@@ -47,11 +43,7 @@ std::array<kn::TensorView, 3> grad_views(const aclTensor* gradOutput, const aclT
   const auto v = require_views<3>({{{gradOutput, "gradOutput"}, {operand, "operand"}, {out, "out"}}});
   require_floating(out, "out");
   reject_complex(out, "out");
-  try {
-    require_shape(out, kn::broadcast_shapes(v[0].sizes, v[1].sizes), "out");
-  } catch (const kn::KernelError& e) {
-    fail(ACLNN_ERR_PARAM_INVALID, std::string("gradOutput and the activation's operand do not broadcast: ") + e.what());
-  }
+  require_broadcast_shape(out, "out", v[0].sizes, v[1].sizes, "gradOutput and the activation's operand");
   return v;
 }
 
@@ -96,11 +88,7 @@ TaskBody log_sigmoid_backward_task(const aclTensor* gradOutput, const aclTensor*
   require_floating(gradInput, "gradInput");
   reject_complex(gradInput, "gradInput");
   require_shape(buffer, self->view_dims, "buffer");
-  try {
-    require_shape(gradInput, kn::broadcast_shapes(v[0].sizes, v[1].sizes), "gradInput");
-  } catch (const kn::KernelError& e) {
-    fail(ACLNN_ERR_PARAM_INVALID, std::string("gradOutput and self do not broadcast: ") + e.what());
-  }
+  require_broadcast_shape(gradInput, "gradInput", v[0].sizes, v[1].sizes, "gradOutput and self");
   return [v] { kn::log_sigmoid_backward(v[3], v[0], v[1], v[2]); };
 }
 

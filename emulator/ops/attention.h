@@ -22,23 +22,26 @@ TaskBody fused_attention_backward_task(const aclTensor* gradOut, const aclTensor
 
 // CANN's aclnnFlashAttentionScore / aclnnFlashAttentionScoreGrad
 // (emulator/ops/flash_attention.cpp): layouts BNSD, BSND, BSH and SBH,
-// sparseMode 0-3, no positional shift, keepProb 1.
-TaskBody flash_attention_score_task(const aclTensor* query, const aclTensor* key, const aclTensor* value,
-                                    const aclTensor* realShiftOptional, const aclTensor* dropMaskOptional,
-                                    const aclTensor* paddingMaskOptional, const aclTensor* attenMaskOptional,
-                                    const aclIntArray* prefixOptional, double scaleValue, double keepProb,
-                                    int64_t preTokens, int64_t nextTokens, int64_t headNum, const char* inputLayout,
-                                    int64_t innerPrecise, int64_t sparseMode, const aclTensor* softmaxMaxOut,
-                                    const aclTensor* softmaxSumOut, const aclTensor* softmaxOutOut, const aclTensor* attentionOutOut);
-TaskBody flash_attention_score_grad_task(const aclTensor* query, const aclTensor* keyIn, const aclTensor* value,
-                                         const aclTensor* dy, const aclTensor* pseShiftOptional,
-                                         const aclTensor* dropMaskOptional, const aclTensor* paddingMaskOptional,
-                                         const aclTensor* attenMaskOptional, const aclTensor* softmaxMaxOptional,
-                                         const aclTensor* softmaxSumOptional, const aclTensor* softmaxInOptional,
-                                         const aclTensor* attentionInOptional, const aclIntArray* prefixOptional,
-                                         double scaleValue, double keepProb, int64_t preTokens, int64_t nextTokens,
-                                         int64_t headNum, const char* inputLayout, int64_t innerPrecise,
-                                         int64_t sparseMode, const aclTensor* dqOut, const aclTensor* dkOut, const aclTensor* dvOut,
-                                         const aclTensor* dpseOut);
+// sparseMode 0-3, no positional shift, keepProb 1. The entries pass what both
+// directions read as one FlashAttentionArgs (CANN's parameters of those
+// names; pse is realShiftOptional / pseShiftOptional) and leave out what is
+// not read: paddingMaskOptional and softmaxOutOut/softmaxInOptional (reserved
+// by CANN), prefixOptional (sparseMode 5/6 only, which are refused) and
+// innerPrecise (the chip's precision mode: results here are always
+// float-accurate).
+struct FlashAttentionArgs {
+  const aclTensor *query, *key, *value;
+  const aclTensor *pse, *dropMask, *attenMask;
+  double scaleValue, keepProb;
+  int64_t preTokens, nextTokens, headNum;
+  const char* inputLayout;
+  int64_t sparseMode;
+};
+TaskBody flash_attention_score_task(const FlashAttentionArgs& args, const aclTensor* softmaxMaxOut,
+                                    const aclTensor* softmaxSumOut, const aclTensor* attentionOutOut);
+TaskBody flash_attention_score_grad_task(const FlashAttentionArgs& args, const aclTensor* dy,
+                                         const aclTensor* softmaxMaxOptional, const aclTensor* softmaxSumOptional,
+                                         const aclTensor* attentionInOptional, const aclTensor* dqOut,
+                                         const aclTensor* dkOut, const aclTensor* dvOut, const aclTensor* dpseOut);
 
 }  // namespace npu::emu

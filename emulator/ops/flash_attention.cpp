@@ -210,12 +210,10 @@ struct Call {
   int64_t heads;
 };
 
-Call prepare(const aclTensor* query, const aclTensor* key, const aclTensor* value, const aclTensor* realShift,
-             const aclTensor* dropMask, const aclTensor* attenMask, double scaleValue, double keepProb,
-             int64_t preTokens, int64_t nextTokens, int64_t headNum, const char* inputLayout, int64_t sparseMode) {
-  const auto v = require_views<3>({{{query, "query"}, {key, "key"}, {value, "value"}}});
-  if (!(keepProb >= 0.0 && keepProb <= 1.0)) {
-    fail(ACLNN_ERR_PARAM_INVALID, "keepProb must be in [0, 1], got " + std::to_string(keepProb));
+Call prepare(const FlashAttentionArgs& a) {
+  const auto v = require_views<3>({{{a.query, "query"}, {a.key, "key"}, {a.value, "value"}}});
+  if (!(a.keepProb >= 0.0 && a.keepProb <= 1.0)) {
+    fail(ACLNN_ERR_PARAM_INVALID, "keepProb must be in [0, 1], got " + std::to_string(a.keepProb));
   }
   for (const auto& t : v) {
     if (t.dtype != model::DType::Float32 && t.dtype != model::DType::Float16 && t.dtype != model::DType::BFloat16) {
@@ -223,26 +221,26 @@ Call prepare(const aclTensor* query, const aclTensor* key, const aclTensor* valu
                                         model::dtype_name(t.dtype));
     }
   }
-  if (headNum <= 0) fail(ACLNN_ERR_PARAM_INVALID, "headNum must be positive, got " + std::to_string(headNum));
-  const Layout layout = parse_layout(inputLayout);
-  const TensorView q = as_bnsd(v[0], layout, headNum, "query");
-  if (q.sizes[1] != headNum) {
+  if (a.headNum <= 0) fail(ACLNN_ERR_PARAM_INVALID, "headNum must be positive, got " + std::to_string(a.headNum));
+  const Layout layout = parse_layout(a.inputLayout);
+  const TensorView q = as_bnsd(v[0], layout, a.headNum, "query");
+  if (q.sizes[1] != a.headNum) {
     fail(ACLNN_ERR_PARAM_INVALID, "query has " + std::to_string(q.sizes[1]) + " heads, headNum says " +
-                                      std::to_string(headNum));
+                                      std::to_string(a.headNum));
   }
   if (v[1].dim() != v[0].dim() || v[2].dim() != v[0].dim()) {
     fail(ACLNN_ERR_PARAM_INVALID, "key and value must have the query's layout");
   }
-  const int64_t kv = kv_heads(v[1], v[0], layout, headNum);
+  const int64_t kv = kv_heads(v[1], v[0], layout, a.headNum);
   const TensorView k = as_bnsd(v[1], layout, kv, "key");
   const TensorView val = as_bnsd(v[2], layout, kv, "value");
-  Call c{kn::AttentionParams{q, k, val, std::nullopt, scaleValue, false, 0.0, kn::PhiloxInputs{0, 0}}, {}, {},
-         layout, headNum};
+  Call c{kn::AttentionParams{q, k, val, std::nullopt, a.scaleValue, false, 0.0, kn::PhiloxInputs{0, 0}}, {}, {},
+         layout, a.headNum};
   c.scores = {q.sizes[0], q.sizes[1], q.sizes[2], k.sizes[2]};
-  c.mask = masking(attenMask, sparseMode, preTokens, nextTokens, c.scores);
+  c.mask = masking(a.attenMask, a.sparseMode, a.preTokens, a.nextTokens, c.scores);
   c.params.causal = c.mask.causal;
-  if (realShift != nullptr) {
-    const TensorView pse = realShift->view();
+  if (a.pse != nullptr) {
+    const TensorView pse = a.pse->view();
     if (pse.dtype != q.dtype || pse.dim() != 4) {
       fail(ACLNN_ERR_PARAM_INVALID, std::string("realShiftOptional/pseShiftOptional must be 4-D in the query's dtype ") +
                                         model::dtype_name(q.dtype) + ", got " + model::dtype_name(pse.dtype) + " " +
@@ -255,16 +253,16 @@ Call prepare(const aclTensor* query, const aclTensor* key, const aclTensor* valu
                                         " must be [B, N, S1, S2], [B, N, 1, S2] or [1, N, S1, S2] for scores " +
                                         kn::shape_str(c.scores) + " (the alibi-compressed form is not emulated)");
     }
-    c.mask.pse_scale = scaleValue;
+    c.mask.pse_scale = a.scaleValue;
   }
-  if (keepProb < 1.0) {
+  if (a.keepProb < 1.0) {
     // CANN's dropout: one bit per score element, made by aclnnDropoutGenMask(V2).
-    if (dropMask == nullptr) {
-      fail(ACLNN_ERR_PARAM_NULLPTR, "dropMaskOptional is required with keepProb " + std::to_string(keepProb) +
+    if (a.dropMask == nullptr) {
+      fail(ACLNN_ERR_PARAM_NULLPTR, "dropMaskOptional is required with keepProb " + std::to_string(a.keepProb) +
                                         " < 1: the bit-packed keep mask of aclnnDropoutGenMaskV2 over B*N*S1*S2 "
                                         "elements");
     }
-    const TensorView bits = dropMask->view();
+    const TensorView bits = a.dropMask->view();
     const int64_t count = c.scores[0] * c.scores[1] * c.scores[2] * c.scores[3];
     if (bits.dtype != model::DType::UInt8 || bits.dim() != 1 || (bits.sizes[0] > 1 && bits.strides[0] != 1) ||
         bits.sizes[0] < (count + 7) / 8) {
@@ -273,7 +271,7 @@ Call prepare(const aclTensor* query, const aclTensor* key, const aclTensor* valu
                                         "S2] = " + kn::shape_str(c.scores) + "), got " +
                                         model::dtype_name(bits.dtype) + " " + kn::shape_str(bits.sizes));
     }
-    c.params.dropout_p = 1.0 - keepProb;
+    c.params.dropout_p = 1.0 - a.keepProb;
     c.params.keep_bits = bits.ptr<const uint8_t>();
   }
   return c;
@@ -338,19 +336,9 @@ void write_pse_grad(const std::vector<float>& ds, const Shape& scores, double sc
 
 }  // namespace
 
-TaskBody flash_attention_score_task(const aclTensor* query, const aclTensor* key, const aclTensor* value,
-                                    const aclTensor* realShiftOptional, const aclTensor* dropMaskOptional,
-                                    const aclTensor* paddingMaskOptional, const aclTensor* attenMaskOptional,
-                                    const aclIntArray* prefixOptional, double scaleValue, double keepProb,
-                                    int64_t preTokens, int64_t nextTokens, int64_t headNum, const char* inputLayout,
-                                    int64_t innerPrecise, int64_t sparseMode, const aclTensor* softmaxMaxOut,
-                                    const aclTensor* softmaxSumOut, const aclTensor* softmaxOutOut, const aclTensor* attentionOutOut) {
-  (void)paddingMaskOptional;  // reserved by CANN, unused
-  (void)prefixOptional;       // read by sparseMode 5/6 only, which are refused
-  (void)innerPrecise;         // precision mode of the chip's kernels: results here are always float-accurate
-  (void)softmaxOutOut;        // reserved by CANN (an empty tensor)
-  const Call c = prepare(query, key, value, realShiftOptional, dropMaskOptional, attenMaskOptional, scaleValue,
-                         keepProb, preTokens, nextTokens, headNum, inputLayout, sparseMode);
+TaskBody flash_attention_score_task(const FlashAttentionArgs& args, const aclTensor* softmaxMaxOut,
+                                    const aclTensor* softmaxSumOut, const aclTensor* attentionOutOut) {
+  const Call c = prepare(args);
   const TensorView smax = softmax_stat(softmaxMaxOut, c.scores, "softmaxMaxOut");
   const TensorView ssum = softmax_stat(softmaxSumOut, c.scores, "softmaxSumOut");
   const TensorView out_raw = require_views<1>({{{attentionOutOut, "attentionOutOut"}}})[0];
@@ -376,22 +364,11 @@ TaskBody flash_attention_score_task(const aclTensor* query, const aclTensor* key
   };
 }
 
-TaskBody flash_attention_score_grad_task(const aclTensor* query, const aclTensor* keyIn, const aclTensor* value,
-                                         const aclTensor* dy, const aclTensor* pseShiftOptional,
-                                         const aclTensor* dropMaskOptional, const aclTensor* paddingMaskOptional,
-                                         const aclTensor* attenMaskOptional, const aclTensor* softmaxMaxOptional,
-                                         const aclTensor* softmaxSumOptional, const aclTensor* softmaxInOptional,
-                                         const aclTensor* attentionInOptional, const aclIntArray* prefixOptional,
-                                         double scaleValue, double keepProb, int64_t preTokens, int64_t nextTokens,
-                                         int64_t headNum, const char* inputLayout, int64_t innerPrecise,
-                                         int64_t sparseMode, const aclTensor* dqOut, const aclTensor* dkOut, const aclTensor* dvOut,
-                                         const aclTensor* dpseOut) {
-  (void)paddingMaskOptional;
-  (void)softmaxInOptional;
-  (void)prefixOptional;
-  (void)innerPrecise;
-  const Call c = prepare(query, keyIn, value, pseShiftOptional, dropMaskOptional, attenMaskOptional, scaleValue,
-                         keepProb, preTokens, nextTokens, headNum, inputLayout, sparseMode);
+TaskBody flash_attention_score_grad_task(const FlashAttentionArgs& args, const aclTensor* dy,
+                                         const aclTensor* softmaxMaxOptional, const aclTensor* softmaxSumOptional,
+                                         const aclTensor* attentionInOptional, const aclTensor* dqOut,
+                                         const aclTensor* dkOut, const aclTensor* dvOut, const aclTensor* dpseOut) {
+  const Call c = prepare(args);
   if (softmaxMaxOptional == nullptr || softmaxSumOptional == nullptr || attentionInOptional == nullptr) {
     fail(ACLNN_ERR_PARAM_NULLPTR, "softmaxMaxOptional, softmaxSumOptional and attentionInOptional (the forward's "
                                   "outputs) are required: npu-emu does not recompute the forward");
@@ -410,9 +387,9 @@ TaskBody flash_attention_score_grad_task(const aclTensor* query, const aclTensor
   checked([&] { kn::check_attention_backward(c.params, grad_out, out, lse_shape, dq, dk, dv); });
   // dpseOut: pse's gradient, scale * dS summed over the dimensions pse broadcasts in.
   std::optional<TensorView> dpse;
-  if (pseShiftOptional != nullptr) {
+  if (args.pse != nullptr) {
     dpse = require_views<1>({{{dpseOut, "dpseOut"}}})[0];
-    const TensorView pse = pseShiftOptional->view();
+    const TensorView pse = args.pse->view();
     if (dpse->sizes != pse.sizes || dpse->dtype != pse.dtype) {
       fail(ACLNN_ERR_PARAM_INVALID, "dpseOut must have pseShiftOptional's shape " + kn::shape_str(pse.sizes) +
                                         " and dtype, got " + model::dtype_name(dpse->dtype) + " " +

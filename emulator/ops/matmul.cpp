@@ -209,12 +209,13 @@ void require_one_dtype(const TensorView* self, std::initializer_list<NamedView> 
   require_one_dtype(ts);
 }
 
-// The checks and engine arguments shared by mm/addmm (2-D a and b) and
-// bmm/baddbmm (3-D, `batched`): ranks, one dtype (with self when the op has
-// one), matching inner (and batch) dims and out's shape, then c = a @ b over
-// the operands' strides. alpha and beta stay 1 and 0.
+// The checks and engine arguments of every matrix-matrix product (2-D a and
+// b, or 3-D per `batch`): ranks, one dtype (with self when the op has one),
+// matching inner (and batch) dims and out's shape, then c = a @ b over the
+// operands' strides. alpha and beta stay 1 and 0.
 GemmArgs product_args(const Operand& a, const char* a_name, const Operand& b, const char* b_name,
-                      const TensorView* self, const TensorView& c, const aclTensor* out, bool batched) {
+                      const TensorView* self, const TensorView& c, const aclTensor* out, Batch batch) {
+  const bool batched = batch != Batch::None;
   const int64_t first = batched ? 1 : 0;  // a's row dim; the batch dim precedes it
   require_rank(a.view, a_name, first + 2);
   require_rank(b.view, b_name, first + 2);
@@ -228,7 +229,7 @@ GemmArgs product_args(const Operand& a, const char* a_name, const Operand& b, co
   if (batched) require_same_size(0, 0);
   require_same_size(first + 1, first);
   Shape out_shape{a.view.sizes[first], b.view.sizes[first + 1]};
-  if (batched) out_shape.insert(out_shape.begin(), a.view.sizes[0]);
+  if (batch == Batch::Each) out_shape.insert(out_shape.begin(), a.view.sizes[0]);
   require_shape(out, out_shape, "out");
   GemmArgs g;
   g.dtype = c.dtype;
@@ -239,7 +240,12 @@ GemmArgs product_args(const Operand& a, const char* a_name, const Operand& b, co
   const int64_t batch_dim = batched ? 0 : -1;
   g.a = matrix(a, first, first + 1, batch_dim);
   g.b = matrix(b, first, first + 1, batch_dim);
-  g.c = matrix(c, first, first + 1, batch_dim);
+  if (batch == Batch::Sum) {
+    g.c = matrix(c, 0, 1);
+    g.reduce_batch = true;
+  } else {
+    g.c = matrix(c, first, first + 1, batch_dim);
+  }
   return g;
 }
 
@@ -265,19 +271,12 @@ GemmArgs matrix_vector_args(const TensorView& mat, const char* mat_name, const T
 
 }  // namespace
 
-std::function<void()> mm_task(const aclTensor* self, const aclTensor* mat2, aclTensor* out, int8_t cubeMathType) {
+std::function<void()> mm_task(const aclTensor* self, const aclTensor* mat2, aclTensor* out, int8_t cubeMathType,
+                              Batch batch) {
   check_cube_math_type(cubeMathType);
   const Operand a = operand(self, "self"), b = operand(mat2, "mat2");
   const auto v = require_views<1>({{{out, "out"}}});
-  const GemmArgs g = product_args(a, "self", b, "mat2", nullptr, v[0], out, false);
-  return task([g] { kn::linalg::gemm(g); });
-}
-
-std::function<void()> bmm_task(const aclTensor* self, const aclTensor* mat2, aclTensor* out, int8_t cubeMathType) {
-  check_cube_math_type(cubeMathType);
-  const Operand a = operand(self, "self"), b = operand(mat2, "mat2");
-  const auto v = require_views<1>({{{out, "out"}}});
-  const GemmArgs g = product_args(a, "self", b, "mat2", nullptr, v[0], out, true);
+  const GemmArgs g = product_args(a, "self", b, "mat2", nullptr, v[0], out, batch);
   return task([g] { kn::linalg::gemm(g); });
 }
 
@@ -364,51 +363,16 @@ std::function<void()> matmul_task(const aclTensor* self, const aclTensor* mat2, 
   });
 }
 
-std::function<void()> addmm_task(const aclTensor* self, const aclTensor* mat1, const aclTensor* mat2,
-                                 const aclScalar* beta, const aclScalar* alpha, const aclTensor* out,
-                                 int8_t cubeMathType) {
+std::function<void()> addmm_task(const aclTensor* self, const aclTensor* a, const aclTensor* b, const aclScalar* beta,
+                                 const aclScalar* alpha, const aclTensor* out, int8_t cubeMathType, Batch batch) {
   check_cube_math_type(cubeMathType);
-  const Operand a = operand(mat1, "mat1"), b = operand(mat2, "mat2");
+  const char* a_name = batch == Batch::None ? "mat1" : "batch1";
+  const char* b_name = batch == Batch::None ? "mat2" : "batch2";
+  const Operand oa = operand(a, a_name), ob = operand(b, b_name);
   const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
-  const GemmArgs g = product_args(a, "mat1", b, "mat2", &v[0], v[1], out, false);
+  const GemmArgs g = product_args(oa, a_name, ob, b_name, &v[0], v[1], out, batch);
   require_broadcastable(v[0], v[1].sizes);
   return accumulate_task(g, beta, alpha, v[0], v[1]);
-}
-
-std::function<void()> baddbmm_task(const aclTensor* self, const aclTensor* batch1, const aclTensor* batch2,
-                                   const aclScalar* beta, const aclScalar* alpha, const aclTensor* out,
-                                   int8_t cubeMathType) {
-  check_cube_math_type(cubeMathType);
-  const Operand a = operand(batch1, "batch1"), b = operand(batch2, "batch2");
-  const auto v = require_views<2>({{{self, "self"}, {out, "out"}}});
-  const GemmArgs g = product_args(a, "batch1", b, "batch2", &v[0], v[1], out, true);
-  require_broadcastable(v[0], v[1].sizes);
-  return accumulate_task(g, beta, alpha, v[0], v[1]);
-}
-
-std::function<void()> addbmm_task(const aclTensor* self, const aclTensor* batch1, const aclTensor* batch2,
-                                  const aclScalar* beta, const aclScalar* alpha, const aclTensor* out,
-                                  int8_t cubeMathType) {
-  check_cube_math_type(cubeMathType);
-  const auto v = require_views<4>({{{self, "self"}, {batch1, "batch1"}, {batch2, "batch2"}, {out, "out"}}});
-  require_rank(v[1], "batch1", 3);
-  require_rank(v[2], "batch2", 3);
-  require_one_dtype({{&v[0], "self"}, {&v[1], "batch1"}, {&v[2], "batch2"}, {&v[3], "out"}});
-  require_dims("batch1.size(0) must equal batch2.size(0)", v[1].sizes[0], v[2].sizes[0]);
-  require_dims("batch1.size(2) must equal batch2.size(1)", v[1].sizes[2], v[2].sizes[1]);
-  require_shape(out, Shape{v[1].sizes[1], v[2].sizes[2]}, "out");
-  require_broadcastable(v[0], v[3].sizes);
-  GemmArgs g;
-  g.dtype = v[3].dtype;
-  g.batch = v[1].sizes[0];
-  g.m = v[1].sizes[1];
-  g.k = v[1].sizes[2];
-  g.n = v[2].sizes[2];
-  g.a = matrix(v[1], 1, 2, 0);
-  g.b = matrix(v[2], 1, 2, 0);
-  g.c = matrix(v[3], 0, 1);
-  g.reduce_batch = true;
-  return accumulate_task(g, beta, alpha, v[0], v[3]);
 }
 
 std::function<void()> addmv_task(const aclTensor* self, const aclTensor* mat, const aclTensor* vec,

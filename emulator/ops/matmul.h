@@ -19,25 +19,22 @@
 
 namespace npu::emu {
 
-// out = self @ mat2 (2-D).
-std::function<void()> mm_task(const aclTensor* self, const aclTensor* mat2, aclTensor* out, int8_t cubeMathType);
-// out = self @ mat2 (3-D, batch dims equal).
-std::function<void()> bmm_task(const aclTensor* self, const aclTensor* mat2, aclTensor* out, int8_t cubeMathType);
+// How a product treats a leading batch dim: there is none (2-D operands:
+// mm, addmm), one product per batch (3-D operands, batch dims equal: bmm,
+// baddbmm), or the sum of the batch's products (addbmm).
+enum class Batch { None, Each, Sum };
+
+// out = self @ mat2: 2-D (Batch::None, mm) or 3-D (Batch::Each, bmm) operands.
+std::function<void()> mm_task(const aclTensor* self, const aclTensor* mat2, aclTensor* out, int8_t cubeMathType,
+                              Batch batch);
 // out = torch.matmul(self, mat2): 1-D operands as vectors, batch dims broadcast.
 std::function<void()> matmul_task(const aclTensor* self, const aclTensor* mat2, aclTensor* out,
                                   int8_t cubeMathType);
-// out = beta * self + alpha * (mat1 @ mat2), self broadcast to out's [m, n].
-std::function<void()> addmm_task(const aclTensor* self, const aclTensor* mat1, const aclTensor* mat2,
-                                 const aclScalar* beta, const aclScalar* alpha, const aclTensor* out,
-                                 int8_t cubeMathType);
-// out = beta * self + alpha * (batch1 @ batch2) per batch, self broadcast to out's [b, m, n].
-std::function<void()> baddbmm_task(const aclTensor* self, const aclTensor* batch1, const aclTensor* batch2,
-                                   const aclScalar* beta, const aclScalar* alpha, const aclTensor* out,
-                                   int8_t cubeMathType);
-// out = beta * self + alpha * sum_b (batch1[b] @ batch2[b]), self broadcast to out's [m, n].
-std::function<void()> addbmm_task(const aclTensor* self, const aclTensor* batch1, const aclTensor* batch2,
-                                  const aclScalar* beta, const aclScalar* alpha, const aclTensor* out,
-                                  int8_t cubeMathType);
+// out = beta * self + alpha * (a @ b), self broadcast to out's shape: a and b
+// are mat1 and mat2 (Batch::None), or batch1 and batch2 (out [b, m, n] with
+// Batch::Each, [m, n] with Batch::Sum).
+std::function<void()> addmm_task(const aclTensor* self, const aclTensor* a, const aclTensor* b, const aclScalar* beta,
+                                 const aclScalar* alpha, const aclTensor* out, int8_t cubeMathType, Batch batch);
 // out = beta * self + alpha * (mat @ vec), self broadcast to out's [m].
 std::function<void()> addmv_task(const aclTensor* self, const aclTensor* mat, const aclTensor* vec,
                                  const aclScalar* alpha, const aclScalar* beta, const aclTensor* out,

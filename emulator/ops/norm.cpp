@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 #include <string>
+#include <utility>
 
 #include "emulator/acl_error.h"
 #include "emulator/acl_objects.h"
@@ -47,24 +48,6 @@ int64_t channels_of(const aclTensor* input) {
     fail(ACLNN_ERR_PARAM_INVALID, "input must be a floating point tensor");
   }
   return v.sizes[1];
-}
-
-// The wanted outputs of a backward: outputMask (3 entries) when given, else
-// every output that is not null; an output asked for must be given.
-std::array<bool, 3> wanted_outputs(const aclBoolArray* outputMask, const std::array<const aclTensor*, 3>& outs,
-                                   const std::array<const char*, 3>& names) {
-  std::array<bool, 3> want = {outs[0] != nullptr, outs[1] != nullptr, outs[2] != nullptr};
-  if (outputMask == nullptr) return want;
-  if (outputMask->values.size() != 3) {
-    fail(ACLNN_ERR_PARAM_INVALID, "outputMask must have 3 elements, got " + std::to_string(outputMask->values.size()));
-  }
-  for (int i = 0; i < 3; ++i) {
-    if (outputMask->values[i] && outs[i] == nullptr) {
-      fail(ACLNN_ERR_PARAM_NULLPTR, std::string(names[i]) + " is null but outputMask asks for it");
-    }
-    want[i] = outputMask->values[i];
-  }
-  return want;
 }
 
 void require_floating_input(const aclTensor* t, const char* name) {
@@ -133,27 +116,78 @@ void require_saved_stats(const aclTensor* mean, const aclTensor* rstd, int64_t c
   require_numel(rstd, count, "rstd");
 }
 
-// The views of a backward's three gradient outputs: absent where not wanted.
+// A backward's gradient outputs (of the input, the weight, the bias) with
+// their names, and the views of those wanted (outputMask, 3 entries, when
+// given, else those not null; an output asked for must be given), checked:
+// the input's gradient has `input_dims`, the others pass `check_param`.
+using GradOuts = std::array<std::pair<const aclTensor*, const char*>, 3>;
 using GradViews = std::array<std::optional<kn::TensorView>, 3>;
-GradViews wanted_views(const std::array<bool, 3>& want, const std::array<const aclTensor*, 3>& outs) {
+template <class CheckParam>
+GradViews wanted_grads(const aclBoolArray* outputMask, const GradOuts& outs, const kn::Shape& input_dims,
+                       CheckParam check_param) {
+  if (outputMask != nullptr && outputMask->values.size() != 3) {
+    fail(ACLNN_ERR_PARAM_INVALID, "outputMask must have 3 elements, got " + std::to_string(outputMask->values.size()));
+  }
   GradViews views;
   for (std::size_t i = 0; i < 3; ++i) {
-    if (want[i]) views[i] = optional_view(outs[i]);
+    const auto& [t, name] = outs[i];
+    if (outputMask != nullptr ? !outputMask->values[i] : t == nullptr) continue;
+    if (t == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, std::string(name) + " is null but outputMask asks for it");
+    if (i == 0) {
+      require_shape(t, input_dims, name);
+    } else {
+      check_param(t, name);
+    }
+    views[i] = optional_view(t);
   }
   return views;
 }
 
-// The operands the layer and group norm backward kernels take alike.
 template <class Args>
-void set_saved_and_grads(Args& a, const kn::TensorView& mean, const kn::TensorView& rstd,
-                         const std::optional<kn::TensorView>& weight, const GradViews& grads) {
-  a.mean = &mean;
-  a.rstd = &rstd;
-  a.weight = ptr(weight);
+void set_grads(Args& a, const GradViews& grads) {
   a.grad_input = ptr(grads[0]);
   a.grad_weight = ptr(grads[1]);
   a.grad_bias = ptr(grads[2]);
 }
+
+// The task of the layer and group norm backwards, which read the forward's
+// saved mean and rstd alike; `args` carries what is the op's own.
+template <class Args>
+TaskBody saved_stats_backward_task(const Args& args,
+                                   void (*kernel)(const kn::TensorView&, const kn::TensorView&, const Args&),
+                                   const aclTensor* gradOut, const aclTensor* input, const aclTensor* mean,
+                                   const aclTensor* rstd, const aclTensor* weight, const GradViews& grads) {
+  return [args, kernel, g = gradOut->view(), in = input->view(), m = mean->view(), r = rstd->view(),
+          w = optional_view(weight), grads] {
+    Args a = args;
+    a.mean = &m;
+    a.rstd = &r;
+    a.weight = ptr(w);
+    set_grads(a, grads);
+    kernel(g, in, a);
+  };
+}
+
+// What batch norm reads in both directions besides its input (and, forward,
+// the bias): the affine weight and the running or saved statistics.
+struct BatchNormOperands {
+  std::optional<kn::TensorView> weight, running_mean, running_var, save_mean, save_invstd;
+  bool training;
+  double eps;
+  // The kernel's arguments (pointing into this object) for those operands.
+  template <class Args>
+  Args args() const {
+    Args a;
+    a.weight = ptr(weight);
+    a.running_mean = ptr(running_mean);
+    a.running_var = ptr(running_var);
+    a.save_mean = ptr(save_mean);
+    a.save_invstd = ptr(save_invstd);
+    a.training = training;
+    a.eps = eps;
+    return a;
+  }
+};
 
 }  // namespace
 
@@ -174,19 +208,14 @@ TaskBody batch_norm_task(const aclTensor* input, const aclTensor* weight, const 
     require_channels(saveMean, c, "saveMean");
     require_channels(saveInvstd, c, "saveInvstd");
   }
-  return [in = input->view(), out = output->view(), w = optional_view(weight), b = optional_view(bias),
-          rm = optional_view(runningMean), rv = optional_view(runningVar), sm = optional_view(saveMean),
-          si = optional_view(saveInvstd), training, momentum, eps] {
-    kn::BatchNormForward a;
-    a.weight = ptr(w);
+  // Eval mode saves no statistics.
+  return [in = input->view(), out = output->view(), b = optional_view(bias), momentum,
+          operands = BatchNormOperands{optional_view(weight), optional_view(runningMean), optional_view(runningVar),
+                                       training ? optional_view(saveMean) : std::nullopt,
+                                       training ? optional_view(saveInvstd) : std::nullopt, training, eps}] {
+    auto a = operands.args<kn::BatchNormForward>();
     a.bias = ptr(b);
-    a.running_mean = ptr(rm);
-    a.running_var = ptr(rv);
-    a.training = training;
     a.momentum = momentum;
-    a.eps = eps;
-    a.save_mean = training ? ptr(sm) : nullptr;
-    a.save_invstd = training ? ptr(si) : nullptr;
     kn::batch_norm(out, in, a);
   };
 }
@@ -211,27 +240,14 @@ TaskBody batch_norm_backward_task(const aclTensor* gradOut, const aclTensor* inp
     require_channels(runningMean, c, "runningMean");
     require_channels(runningVar, c, "runningVar");
   }
-  const std::array<bool, 3> want =
-      wanted_outputs(outputMask, {gradInput, gradWeight, gradBias}, {"gradInput", "gradWeight", "gradBias"});
-  if (want[0]) require_shape(gradInput, input->view_dims, "gradInput");
-  if (want[1]) require_channels(gradWeight, c, "gradWeight");
-  if (want[2]) require_channels(gradBias, c, "gradBias");
-  return [g = gradOut->view(), in = input->view(), w = optional_view(weight), rm = optional_view(runningMean),
-          rv = optional_view(runningVar), sm = optional_view(saveMean), si = optional_view(saveInvstd),
-          gi = want[0] ? optional_view(gradInput) : std::nullopt,
-          gw = want[1] ? optional_view(gradWeight) : std::nullopt,
-          gb = want[2] ? optional_view(gradBias) : std::nullopt, training, eps] {
-    kn::BatchNormBackward a;
-    a.weight = ptr(w);
-    a.running_mean = ptr(rm);
-    a.running_var = ptr(rv);
-    a.save_mean = ptr(sm);
-    a.save_invstd = ptr(si);
-    a.training = training;
-    a.eps = eps;
-    a.grad_input = ptr(gi);
-    a.grad_weight = ptr(gw);
-    a.grad_bias = ptr(gb);
+  const GradViews grads =
+      wanted_grads(outputMask, {{{gradInput, "gradInput"}, {gradWeight, "gradWeight"}, {gradBias, "gradBias"}}},
+                   input->view_dims, [c](const aclTensor* t, const char* name) { require_channels(t, c, name); });
+  return [g = gradOut->view(), in = input->view(), grads,
+          operands = BatchNormOperands{optional_view(weight), optional_view(runningMean), optional_view(runningVar),
+                                       optional_view(saveMean), optional_view(saveInvstd), training, eps}] {
+    auto a = operands.args<kn::BatchNormBackward>();
+    set_grads(a, grads);
     kn::batch_norm_backward(g, in, a);
   };
 }
@@ -276,18 +292,12 @@ TaskBody layer_norm_backward_task(const aclTensor* gradOut, const aclTensor* inp
   require_saved_stats(mean, rstd, rows);
   require_param_shape(weight, shape, "weightOptional");
   require_param_shape(bias, shape, "biasOptional");
-  const std::array<bool, 3> want =
-      wanted_outputs(outputMask, {gradInput, gradWeight, gradBias}, {"gradInputOut", "gradWeightOut", "gradBiasOut"});
-  if (want[0]) require_shape(gradInput, dims, "gradInputOut");
-  if (want[1]) require_param_shape(gradWeight, shape, "gradWeightOut");
-  if (want[2]) require_param_shape(gradBias, shape, "gradBiasOut");
-  return [g = gradOut->view(), in = input->view(), m = mean->view(), r = rstd->view(), w = optional_view(weight),
-          grads = wanted_views(want, {gradInput, gradWeight, gradBias}), k] {
-    kn::LayerNormBackward a;
-    a.normalized_dims = k;
-    set_saved_and_grads(a, m, r, w, grads);
-    kn::layer_norm_backward(g, in, a);
-  };
+  const GradViews grads = wanted_grads(
+      outputMask, {{{gradInput, "gradInputOut"}, {gradWeight, "gradWeightOut"}, {gradBias, "gradBiasOut"}}}, dims,
+      [&shape](const aclTensor* t, const char* name) { require_param_shape(t, shape, name); });
+  kn::LayerNormBackward a;
+  a.normalized_dims = k;
+  return saved_stats_backward_task(a, &kn::layer_norm_backward, gradOut, input, mean, rstd, weight, grads);
 }
 
 namespace {
@@ -344,18 +354,12 @@ TaskBody group_norm_backward_task(const aclTensor* gradOut, const aclTensor* inp
   const kn::GroupNormShape shape = group_shape(input, n, c, hxw, group);
   require_saved_stats(mean, rstd, n * group);
   require_channels(gamma, c, "gamma");
-  const std::array<bool, 3> want =
-      wanted_outputs(outputMask, {gradInput, gradGamma, gradBeta}, {"gradInput", "gradGammaOut", "gradBetaOut"});
-  if (want[0]) require_shape(gradInput, input->view_dims, "gradInput");
-  if (want[1]) require_channels(gradGamma, c, "gradGammaOut");
-  if (want[2]) require_channels(gradBeta, c, "gradBetaOut");
-  return [g = gradOut->view(), in = input->view(), m = mean->view(), r = rstd->view(), w = optional_view(gamma),
-          grads = wanted_views(want, {gradInput, gradGamma, gradBeta}), shape] {
-    kn::GroupNormBackward a;
-    a.shape = shape;
-    set_saved_and_grads(a, m, r, w, grads);
-    kn::group_norm_backward(g, in, a);
-  };
+  const GradViews grads = wanted_grads(
+      outputMask, {{{gradInput, "gradInput"}, {gradGamma, "gradGammaOut"}, {gradBeta, "gradBetaOut"}}},
+      input->view_dims, [c](const aclTensor* t, const char* name) { require_channels(t, c, name); });
+  kn::GroupNormBackward a;
+  a.shape = shape;
+  return saved_stats_backward_task(a, &kn::group_norm_backward, gradOut, input, mean, rstd, gamma, grads);
 }
 
 namespace {

@@ -49,6 +49,33 @@ void check_backward(const aclTensor* gradOutput, const aclTensor* self, aclTenso
   require_same_dtype(gradOutput, "gradOutput", self, "self");
 }
 
+// ... and, for a max pool's backward, indices (int64 or int32) of gradOutput's shape.
+void check_max_backward(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* indices,
+                        aclTensor* gradInput, const Shape& pooled) {
+  check_backward(gradOutput, self, gradInput, pooled);
+  require_shape(indices, pooled, "indices");
+  require_indices(indices);
+}
+
+// A max pool's outputs: out in self's dtype and indices (int64 or int32),
+// both of the pooled shape.
+void check_max_outputs(aclTensor* out, aclTensor* indices, const aclTensor* self, const Shape& pooled) {
+  require_shape(out, pooled, "out");
+  require_same_dtype(out, "out", self, "self");
+  require_shape(indices, pooled, "indices");
+  require_indices(indices);
+}
+
+// The pooled shape an adaptive pool's backward reads off gradOutput's last
+// `rank` dims (gradOutput and self have one rank, above `rank`).
+Shape adaptive_pooled(const char* op, int64_t rank, const TensorView& grad_output, const aclTensor* self) {
+  if (grad_output.dim() != static_cast<int64_t>(self->view_dims.size()) || grad_output.dim() <= rank) {
+    fail(ACLNN_ERR_PARAM_INVALID, "gradOutput and self must have one rank, above " + std::to_string(rank));
+  }
+  const std::vector<int64_t> size(grad_output.sizes.end() - rank, grad_output.sizes.end());
+  return kn::adaptive_shape(op, self->view_dims, size);
+}
+
 std::vector<int64_t> output_size(int64_t rank, const aclIntArray* outputSize) {
   std::vector<int64_t> size = int_values(outputSize);
   if (size.size() == 1) size.assign(static_cast<std::size_t>(rank), size[0]);
@@ -99,11 +126,7 @@ TaskBody max_pool_task(int64_t rank, const aclTensor* self, const aclIntArray* k
   const kn::PoolInput x = pool_input(self, rank);
   const auto v = require_views<2>({{{out, "out"}, {indices, "indices"}}});
   const PoolParams p = params("max_pool", rank, kernelSize, stride, padding, dilation, ceilMode);
-  const Shape shape = kn::pooled_shape("max_pool", x.view.sizes, p);
-  require_shape(out, shape, "out");
-  require_same_dtype(out, "out", self, "self");
-  require_shape(indices, shape, "indices");
-  require_indices(indices);
+  check_max_outputs(out, indices, self, kn::pooled_shape("max_pool", x.view.sizes, p));
   return [x, v, p] { kn::max_pool(x, v[0], v[1], p); };
 }
 
@@ -114,10 +137,7 @@ TaskBody max_pool_backward_task(int64_t rank, const aclTensor* gradOutput, const
   require_shape_donor(self);
   const auto v = require_views<3>({{{gradOutput, "gradOutput"}, {indices, "indices"}, {gradInput, "gradInput"}}});
   const PoolParams p = params("max_pool backward", rank, kernelSize, stride, padding, dilation, ceilMode);
-  const Shape pooled = kn::pooled_shape("max_pool backward", self->view_dims, p);
-  check_backward(gradOutput, self, gradInput, pooled);
-  require_shape(indices, pooled, "indices");
-  require_indices(indices);
+  check_max_backward(gradOutput, self, indices, gradInput, kn::pooled_shape("max_pool backward", self->view_dims, p));
   return [v, rank] { kn::max_pool_backward(v[0], v[1], v[2], rank); };
 }
 
@@ -217,11 +237,7 @@ TaskBody adaptive_avg_pool_backward_task(int64_t rank, const aclTensor* gradOutp
                                          aclTensor* gradInput) {
   require_shape_donor(self);
   const auto v = require_views<2>({{{gradOutput, "gradOutput"}, {gradInput, "gradInput"}}});
-  if (v[0].dim() != static_cast<int64_t>(self->view_dims.size()) || v[0].dim() <= rank) {
-    fail(ACLNN_ERR_PARAM_INVALID, "gradOutput and self must have one rank, above " + std::to_string(rank));
-  }
-  const std::vector<int64_t> size(v[0].sizes.end() - rank, v[0].sizes.end());
-  check_backward(gradOutput, self, gradInput, kn::adaptive_shape("adaptive_avg_pool backward", self->view_dims, size));
+  check_backward(gradOutput, self, gradInput, adaptive_pooled("adaptive_avg_pool backward", rank, v[0], self));
   return [v, rank] { kn::adaptive_avg_pool_backward(v[0], v[1], rank); };
 }
 
@@ -229,11 +245,8 @@ TaskBody adaptive_max_pool_task(int64_t rank, const aclTensor* self, const aclIn
                                 aclTensor* indices) {
   const kn::PoolInput x = pool_input(self, rank);
   const auto v = require_views<2>({{{out, "out"}, {indices, "indices"}}});
-  const Shape shape = kn::adaptive_shape("adaptive_max_pool", x.view.sizes, output_size(rank, outputSize));
-  require_shape(out, shape, "out");
-  require_same_dtype(out, "out", self, "self");
-  require_shape(indices, shape, "indices");
-  require_indices(indices);
+  check_max_outputs(out, indices, self,
+                    kn::adaptive_shape("adaptive_max_pool", x.view.sizes, output_size(rank, outputSize)));
   return [x, v, rank] { kn::adaptive_max_pool(x, v[0], v[1], rank); };
 }
 
@@ -241,14 +254,8 @@ TaskBody adaptive_max_pool_backward_task(int64_t rank, const aclTensor* gradOutp
                                          const aclTensor* indices, aclTensor* gradInput) {
   require_shape_donor(self);
   const auto v = require_views<3>({{{gradOutput, "gradOutput"}, {indices, "indices"}, {gradInput, "gradInput"}}});
-  if (v[0].dim() != static_cast<int64_t>(self->view_dims.size()) || v[0].dim() <= rank) {
-    fail(ACLNN_ERR_PARAM_INVALID, "gradOutput and self must have one rank, above " + std::to_string(rank));
-  }
-  const std::vector<int64_t> size(v[0].sizes.end() - rank, v[0].sizes.end());
-  const Shape pooled = kn::adaptive_shape("adaptive_max_pool backward", self->view_dims, size);
-  check_backward(gradOutput, self, gradInput, pooled);
-  require_shape(indices, pooled, "indices");
-  require_indices(indices);
+  check_max_backward(gradOutput, self, indices, gradInput,
+                     adaptive_pooled("adaptive_max_pool backward", rank, v[0], self));
   return [v, rank] { kn::max_pool_backward(v[0], v[1], v[2], rank); };
 }
 

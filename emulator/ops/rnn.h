@@ -6,31 +6,32 @@
 
 namespace npu::emu {
 
-// One LSTM layer/direction over a sequence (kernels/rnn/lstm_layer.h).
-TaskBody lstm_layer_task(const aclTensor* input, const aclTensor* weightIh, const aclTensor* weightHh,
-                         const aclTensor* biasIhOptional, const aclTensor* biasHhOptional, const aclTensor* hx,
-                         const aclTensor* cx, const aclIntArray* batchSizes, bool reverse, aclTensor* output,
-                         aclTensor* hy, aclTensor* cy, aclTensor* reserve);
+// What one layer/direction reads in both directions, as the entries pass it:
+// input, weights, initial states (cx: LSTM only, null for GRU), batchSizes
+// and reverse; the backwards pass no biases (null).
+struct RnnLayerInputs {
+  const aclTensor* input;
+  const aclTensor *weightIh, *weightHh, *biasIh, *biasHh;
+  const aclTensor *hx, *cx;
+  const aclIntArray* batchSizes;
+  bool reverse;
+};
 
+// One LSTM layer/direction over a sequence (kernels/rnn/lstm_layer.h).
+TaskBody lstm_layer_task(const RnnLayerInputs& in, aclTensor* output, aclTensor* hy, aclTensor* cy,
+                         aclTensor* reserve);
 // Its gradients, from the forward's reserve.
-TaskBody lstm_layer_backward_task(const aclTensor* input, const aclTensor* weightIh, const aclTensor* weightHh,
-                                  const aclTensor* hx, const aclTensor* cx, const aclTensor* reserve,
+TaskBody lstm_layer_backward_task(const RnnLayerInputs& in, const aclTensor* reserve,
                                   const aclTensor* gradOutputOptional, const aclTensor* gradHyOptional,
-                                  const aclTensor* gradCyOptional, const aclIntArray* batchSizes, bool reverse,
-                                  aclTensor* gradInput, aclTensor* gradWeightIh, aclTensor* gradWeightHh,
-                                  aclTensor* gradBiasIhOptional, aclTensor* gradBiasHhOptional, aclTensor* gradHx,
-                                  aclTensor* gradCx);
+                                  const aclTensor* gradCyOptional, aclTensor* gradInput, aclTensor* gradWeightIh,
+                                  aclTensor* gradWeightHh, aclTensor* gradBiasIhOptional,
+                                  aclTensor* gradBiasHhOptional, aclTensor* gradHx, aclTensor* gradCx);
 
 // One GRU layer/direction over a sequence (kernels/rnn/gru_layer.h).
-TaskBody gru_layer_task(const aclTensor* input, const aclTensor* weightIh, const aclTensor* weightHh,
-                        const aclTensor* biasIhOptional, const aclTensor* biasHhOptional, const aclTensor* hx,
-                        const aclIntArray* batchSizes, bool reverse, aclTensor* output, aclTensor* hy,
-                        aclTensor* reserve);
-
+TaskBody gru_layer_task(const RnnLayerInputs& in, aclTensor* output, aclTensor* hy, aclTensor* reserve);
 // Its gradients, from the forward's reserve.
-TaskBody gru_layer_backward_task(const aclTensor* input, const aclTensor* weightIh, const aclTensor* weightHh,
-                                 const aclTensor* hx, const aclTensor* reserve, const aclTensor* gradOutputOptional,
-                                 const aclTensor* gradHyOptional, const aclIntArray* batchSizes, bool reverse,
+TaskBody gru_layer_backward_task(const RnnLayerInputs& in, const aclTensor* reserve,
+                                 const aclTensor* gradOutputOptional, const aclTensor* gradHyOptional,
                                  aclTensor* gradInput, aclTensor* gradWeightIh, aclTensor* gradWeightHh,
                                  aclTensor* gradBiasIhOptional, aclTensor* gradBiasHhOptional, aclTensor* gradHx);
 
