@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from conftest import make_tensor
+from native_guard import native_only  # noqa: F401  (fixture)
 
 Op = Callable[..., torch.Tensor]
 
@@ -145,3 +146,26 @@ def test_inplace_on_a_view_with_bit(name: str, bit: str) -> None:
     cpu, npu = results
     check_same(npu, cpu)
     torch.testing.assert_close(cpu, op(start.clone(), *args), rtol=1e-5, atol=1e-5)
+
+
+def read(t: torch.Tensor) -> torch.Tensor:
+    """`t`'s values on the CPU, bits resolved there (the device copy reads plain memory)."""
+    return t.conj().cpu().conj() if t.is_conj() else t.cpu()
+
+
+@pytest.mark.parametrize("name", ["mm", "addmm", "bmm", "baddbmm", "dot", "vdot"])
+def test_matrix_product_into_a_conj_out_stays_native(name: str, native_only) -> None:
+    op, shapes, result_shape = OUT_OPS[name]
+    args = inputs(shapes, torch.complex64)
+    out = with_bit("conj", result_shape, "npu")
+    op(*(a.to("npu") for a in args), out=out)
+    torch.testing.assert_close(read(out), op(*args, out=torch.empty(result_shape, dtype=torch.complex64)),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_copy_into_a_conj_view_stays_native(native_only) -> None:
+    src, = inputs([(3, 4)], torch.complex64)
+    for source in (src.to("npu"), src.to("npu").conj(), src):
+        view = torch.zeros(3, 4, dtype=torch.complex64, device="npu").conj()
+        view.copy_(source)
+        torch.testing.assert_close(read(view), read(source).resolve_conj(), rtol=0, atol=0)
