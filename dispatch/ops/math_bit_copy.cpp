@@ -13,6 +13,8 @@
 #include <ATen/ATen.h>
 #include <ATen/ops/copy_native.h>
 
+#include "dispatch/table/math_bits.h"
+
 namespace npu::ops {
 
 at::Tensor& copy_with_math_bits(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
@@ -27,7 +29,9 @@ at::Tensor& copy_with_math_bits(at::Tensor& self, const at::Tensor& src, bool no
   }
   if (self.is_conj()) {
     stored = stored.conj();
-    value = value.conj();  // a view with the bit set: _copy_from's fallback resolves a source correctly
+    // Resolved here with native ops: _copy_from's Conjugate fallback would
+    // resolve a conjugate source with conj_physical, which npu has no kernel for.
+    value = table::plain(value.conj());
   }
   at::native::copy_(stored, value, non_blocking);
   return self;

@@ -21,25 +21,6 @@
 #include "dispatch/ops/matmul_args.h"
 #include "dispatch/ops/op_runner.h"
 
-namespace npu::table {
-
-at::Tensor plain(const at::Tensor& t) {
-  if (!t.defined() || (!t.is_conj() && !t.is_neg())) return t;
-  if (!t.is_conj()) return t.resolve_neg();
-  // resolve_conj would run conj_physical (no native npu kernel): the
-  // conjugate is written here with native copies instead, real part as it
-  // is, imaginary part negated, from the same memory read unconjugated.
-  const at::Tensor values = t.conj().resolve_neg();
-  at::Tensor out = at::empty(values.sizes(), values.options());
-  const at::Tensor out_ri = at::view_as_real(out), in_ri = at::view_as_real(values);
-  out_ri.select(-1, 0).copy_(in_ri.select(-1, 0));
-  at::Tensor imag = out_ri.select(-1, 1);
-  at::neg_out(imag, in_ri.select(-1, 1));
-  return out;
-}
-
-}  // namespace npu::table
-
 namespace npu::ops {
 
 namespace {

@@ -8,6 +8,7 @@
 #include "dispatch/aclnn_capabilities.h"
 #include "dispatch/ops/op_runner.h"
 #include "dispatch/table/arg_conversions.h"
+#include "dispatch/table/math_bits.h"
 #include "dispatch/fallback/capability.h"
 #include "dispatch/fallback/fallback_call.h"
 #include "dispatch/table/structured_call.h"

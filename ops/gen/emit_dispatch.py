@@ -135,6 +135,30 @@ class Wrapper:
         return ["  std::optional<at::Device> common_device;\n"] + [
             f'  c10::impl::check_and_update_common_device(common_device, {n}, "{name}", "{n}");\n' for n in tensors]
 
+    def written(self) -> list[str]:
+        """The tensors an out= or in-place form writes (lists excepted: PyTorch
+        refuses a list holding a tensor with a math bit)."""
+        types = dict((n, t) for t, n in self.args)
+        names = ["self"] if self.kind == "inplace" else self.out_names if self.kind == "out" else []
+        return [n for n in names if types.get(n) == "at::Tensor &"]
+
+    def math_bit_guard(self, call: str) -> list[str]:
+        """An out= or in-place form run on resolved copies when a tensor it
+        writes has the conjugate or negative bit (dispatch/table/math_bits.h):
+        `call` (the wrapper itself, or the hand-written impl) writes the
+        copies, then they are written back."""
+        written = self.written()
+        if not written:
+            return []
+        slot = {n: f"written[{i}]" for i, n in enumerate(written)}
+        args = ", ".join(slot.get(n, n) for n in self.arg_names())
+        return [f"  if (npu::table::any_math_bits({', '.join(written)})) {{\n",
+                f"    npu::table::ResolvedWrites written({', '.join(written)});\n",
+                f"    {call}({args});\n",
+                "    written.write_back();\n",
+                f"    return {self.result()};\n",
+                "  }\n"]
+
     def outputs(self) -> list[str]:
         if self.kind == "functional":
             return [f"op.output({i})" for i in range(len(self.f.func.returns))]
@@ -210,15 +234,21 @@ class Wrapper:
         if impls:
             if len(self.uses) != 1:
                 raise TableError(f"{self.where}: a schema with a hand-written impl is served by that impl alone")
+            name = f"wrapper_{ident(self.schema)}"
             if "(" in impls[0]:
                 # A call: the wrapper forwards the schema's arguments to a
                 # shared function (the fused optimizers' adam(schema, adamw?, ...)).
-                name = f"wrapper_{ident(self.schema)}"
-                return (f"{self.decl(name)} {{\n  return {impls[0]};\n}}\n",
+                guard = "".join(self.math_bit_guard(name))
+                return (f"{self.decl(name)} {{\n{guard}  return {impls[0]};\n}}\n",
                         f'  m.impl("{self.schema}", TORCH_FN({name}));\n')
             fn = f"npu::ops::{impls[0]}"
             ns_decl = f"namespace npu::ops {{\n{self.decl(impls[0])};\n}}  // namespace npu::ops\n"
-            return ns_decl, f'  m.impl("{self.schema}", TORCH_FN({fn}));\n'
+            guard = self.math_bit_guard(fn)
+            if not guard:
+                return ns_decl, f'  m.impl("{self.schema}", TORCH_FN({fn}));\n'
+            wrapper = (f"{self.decl(name)} {{\n{''.join(guard)}"
+                       f"  return {fn}({', '.join(self.arg_names())});\n}}\n")
+            return ns_decl + wrapper, f'  m.impl("{self.schema}", TORCH_FN({name}));\n'
         if any(u.foreach for _, u in self.uses):
             return self.emit_foreach()
         iterators = {u.iterator for _, u in self.uses if u.iterator}
@@ -234,7 +264,7 @@ class Wrapper:
         first_tensor = next((n for t, n in self.args if "Tensor" in t and "List" not in t and "optional" not in t),
                             None)
         name = f"wrapper_{ident(self.schema)}"
-        body = [f"{self.decl(name)} {{\n", *([] if is_ti else self.device_checks(name)),
+        body = [f"{self.decl(name)} {{\n", *self.math_bit_guard(name), *([] if is_ti else self.device_checks(name)),
                 f"  npu::table::{cls}<{meta_class}, {n_out}> op{ctor};\n",
                 f"  op.meta({', '.join(self.meta_args)});\n"]
         for _, use in self.uses:
@@ -307,7 +337,7 @@ class Wrapper:
             raise TableError(f"{self.where}: rows serving one schema must name the same iterator")
         builder = iterators.pop()
         name = f"wrapper_{ident(self.schema)}"
-        body = [f"{self.decl(name)} {{\n"]
+        body = [f"{self.decl(name)} {{\n", *self.math_bit_guard(name)]
         if self.kind == "functional":
             made = next((u.result for _, u in self.uses if u.result), None)
             body.append(f"  at::Tensor result{' = ' + made if made else ''};\n")
