@@ -186,12 +186,11 @@ std::tuple<at::Tensor, at::Tensor> gru_input(const at::Tensor& input, const at::
 std::tuple<at::Tensor, at::Tensor> gru_data(const at::Tensor& data, const at::Tensor& batch_sizes,
                                             const at::Tensor& hx, at::TensorList params, bool has_biases,
                                             int64_t num_layers, double dropout, bool train, bool bidirectional) {
-  const std::optional<std::vector<int64_t>> steps =
-      packed_steps(gru_layers_serve(data, 2, hx, params, has_biases, num_layers, bidirectional), batch_sizes);
-  if (!steps) {
-    return at::native::gru(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+  const bool serves = gru_layers_serve(data, 2, hx, params, has_biases, num_layers, bidirectional);
+  if (const std::optional<std::vector<int64_t>> steps = packed_steps(serves, batch_sizes)) {
+    return run_layers(data, *steps, hx, params, has_biases, num_layers, dropout, train, bidirectional);
   }
-  return run_layers(data, *steps, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+  return at::native::gru(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
 }
 
 }  // namespace npu::ops

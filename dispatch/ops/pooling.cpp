@@ -174,23 +174,16 @@ struct AdaptivePool {
 };
 
 const AdaptivePool& adaptive_pool(int64_t rank) {
+  using T = const at::Tensor&;
   static const AdaptivePool pools[] = {
       {"adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", caps::aclnnAdaptiveAvgPool2d,
        caps::aclnnAdaptiveAvgPool2dBackward,
-       [](const at::Tensor& self, at::IntArrayRef size, const at::Tensor& out) {
-         NPU_RUN(aclnnAdaptiveAvgPool2d, self, size, out);
-       },
-       [](const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& grad_input) {
-         NPU_RUN(aclnnAdaptiveAvgPool2dBackward, grad_output, self, grad_input);
-       }},
+       [](T self, at::IntArrayRef size, T out) { NPU_RUN(aclnnAdaptiveAvgPool2d, self, size, out); },
+       [](T grad, T self, T grad_input) { NPU_RUN(aclnnAdaptiveAvgPool2dBackward, grad, self, grad_input); }},
       {"adaptive_avg_pool3d", "adaptive_avg_pool3d_backward", caps::aclnnAdaptiveAvgPool3d,
        caps::aclnnAdaptiveAvgPool3dBackward,
-       [](const at::Tensor& self, at::IntArrayRef size, const at::Tensor& out) {
-         NPU_RUN(aclnnAdaptiveAvgPool3d, self, size, out);
-       },
-       [](const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& grad_input) {
-         NPU_RUN(aclnnAdaptiveAvgPool3dBackward, grad_output, self, grad_input);
-       }},
+       [](T self, at::IntArrayRef size, T out) { NPU_RUN(aclnnAdaptiveAvgPool3d, self, size, out); },
+       [](T grad, T self, T grad_input) { NPU_RUN(aclnnAdaptiveAvgPool3dBackward, grad, self, grad_input); }},
   };
   TORCH_INTERNAL_ASSERT(rank == 2 || rank == 3, "adaptive average pooling over ", rank, " dims");
   return pools[rank - 2];
