@@ -148,7 +148,7 @@ class NpuCachingAllocator final : public c10::DeviceAllocator {
                                           ? memory::kDeviceDeleters[static_cast<std::size_t>(device)]
                                           : &memory::free_ptr;
     if (nbytes == 0) return {nullptr, nullptr, deleter, memory::npu_device(device)};
-    const aclrtStream stream = current_acl_stream();  // the current device's current stream
+    const aclrtStream stream = current_acl_stream(device);  // the current device's current stream
     void* ptr = memory::allocate_block(nbytes, device, stream)->ptr;
     return {ptr, ptr, deleter, memory::npu_device(device)};
   }

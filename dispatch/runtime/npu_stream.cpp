@@ -120,10 +120,11 @@ aclrtStream acl_stream(c10::Stream stream) {
   return ds.pool[id - 1];
 }
 
-aclrtStream current_acl_stream() {
+aclrtStream current_acl_stream() { return current_acl_stream(current_device()); }
+
+aclrtStream current_acl_stream(c10::DeviceIndex device) {
   // Every launch asks: the default stream's handle, once this thread saw it
   // created, is read from a thread-local copy (no call_once, no index check).
-  const c10::DeviceIndex device = current_device();
   ThreadStreams& mine = t_streams;
   if (mine.current[device] == 0) {
     aclrtStream& handle = mine.default_handle[device];
