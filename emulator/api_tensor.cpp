@@ -22,18 +22,11 @@ T* release_handle(std::unique_ptr<T> p) {
   return p.release();
 }
 
-// Every field back at its default; a tensor keeps its vectors' buffers.
-// (Field by field: building a default aclTensor and moving it in costs more
-// than the rest of aclCreateTensor.)
-void clear(aclTensor& t) {
-  t.view_dims.clear();
-  t.strides.clear();
-  t.storage_dims.clear();
-  t.offset = 0;
-  t.dtype = npu::model::DType::Float32;  // aclTensor's defaults
-  t.format = ACL_FORMAT_ND;
-  t.data = nullptr;
-}
+// A reused tensor is left as its last user had it: aclCreateTensor assigns
+// every field (the dim vectors keep their buffers), so clearing it first
+// would write each field twice, per tensor argument of every launch.
+void clear(aclTensor&) {}
+// A scalar back at its defaults: aclCreateScalar writes only the value's bytes.
 void clear(aclScalar& s) { s = aclScalar{}; }
 
 // aclCreateTensor/aclDestroyTensor (and aclCreateScalar/aclDestroyScalar)

@@ -70,3 +70,41 @@ TEST_CASE("a tensor list keeps null entries; a scalar list refuses them naming t
   CHECK(sl->scalars[1].get() == good[1]);
   CHECK(aclDestroyScalarList(sl) == ACLNN_SUCCESS);
 }
+
+TEST_CASE("a tensor description made after another was destroyed has only its own fields", "[runtime][sequences]") {
+  // Destroyed descriptions are reused on the same thread: nothing of the
+  // first (rank, strides, offset, dtype, format, storage dims, data) may
+  // remain in the second, whichever arguments it leaves out.
+  float data[64] = {};
+  const int64_t big_dims[] = {2, 3, 4, 2};
+  const int64_t big_strides[] = {24, 8, 2, 1};
+  const int64_t big_storage[] = {2, 3, 4, 2, 1};
+  const aclTensor* first =
+      aclCreateTensor(big_dims, 4, ACL_INT64, big_strides, 5, ACL_FORMAT_NCHW, big_storage, 5, data + 8);
+  REQUIRE(first != nullptr);
+  REQUIRE(aclDestroyTensor(first) == ACLNN_SUCCESS);
+  for (int round = 0; round < 2; ++round) {
+    const int64_t dims[] = {6, 2};
+    const int64_t storage[] = {12};
+    const aclTensor* t = aclCreateTensor(dims, 2, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, storage, 1, data);
+    REQUIRE(t != nullptr);
+    CHECK(std::vector<int64_t>(t->view_dims.begin(), t->view_dims.end()) == std::vector<int64_t>{6, 2});
+    CHECK(std::vector<int64_t>(t->strides.begin(), t->strides.end()) == std::vector<int64_t>{2, 1});
+    CHECK(std::vector<int64_t>(t->storage_dims.begin(), t->storage_dims.end()) == std::vector<int64_t>{12});
+    CHECK(t->offset == 0);
+    CHECK(t->dtype == npu::model::DType::Float16);
+    CHECK(t->format == ACL_FORMAT_ND);
+    CHECK(t->data == data);
+    REQUIRE(aclDestroyTensor(t) == ACLNN_SUCCESS);
+    // The second round: a scalar-shaped description with no dims at all.
+    const aclTensor* s = aclCreateTensor(nullptr, 0, ACL_BOOL, nullptr, 3, ACL_FORMAT_ND, nullptr, 0, nullptr);
+    REQUIRE(s != nullptr);
+    CHECK(s->view_dims.empty());
+    CHECK(s->strides.empty());
+    CHECK(s->storage_dims.empty());
+    CHECK(s->offset == 3);
+    CHECK(s->dtype == npu::model::DType::Bool);
+    CHECK(s->data == nullptr);
+    REQUIRE(aclDestroyTensor(s) == ACLNN_SUCCESS);
+  }
+}
