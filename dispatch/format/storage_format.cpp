@@ -11,7 +11,7 @@ namespace {
 NpuStorageImpl* npu_storage(const at::Tensor& t) {
   // NpuStorageImpl is final: an exact type check is the dynamic_cast, minus
   // the hierarchy walk (this runs for every tensor argument of every launch).
-  c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
+  c10::StorageImpl* impl = storage_of(t).unsafeGetStorageImpl();
   return impl != nullptr && typeid(*impl) == typeid(NpuStorageImpl) ? static_cast<NpuStorageImpl*>(impl) : nullptr;
 }
 
@@ -72,7 +72,7 @@ namespace {
 // The 1-D storage shape of a storage without a descriptor: all its elements.
 int64_t flat_storage_numel(const at::Tensor& t) {
   const auto itemsize = static_cast<int64_t>(t.element_size());
-  return itemsize > 0 ? static_cast<int64_t>(t.storage().nbytes()) / itemsize : 0;
+  return itemsize > 0 ? static_cast<int64_t>(storage_of(t).nbytes()) / itemsize : 0;
 }
 
 }  // namespace

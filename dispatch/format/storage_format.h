@@ -26,6 +26,15 @@ struct NpuStorageImpl final : c10::StorageImpl {
 
 model::DType to_model_dtype(at::ScalarType type);
 
+// `t`'s storage, read without the virtual accessor's call (this runs for
+// every tensor argument of every launch). A tensor with no storage of its
+// own goes through the checked accessor, which throws for the kinds that
+// have none (sparse, nested, wrapper subclasses).
+inline const c10::Storage& storage_of(const at::Tensor& t) {
+  const c10::Storage& s = t.unsafeGetTensorImpl()->unsafe_storage();
+  return C10_LIKELY(static_cast<bool>(s)) ? s : t.storage();
+}
+
 // The descriptor of `t`'s storage. Storages without one are in the base
 // format guessed from the tensor's rank (4-D NCHW, 5-D NCDHW, else ND), with
 // a 1-D storage shape of all their elements.
