@@ -104,7 +104,9 @@ StorageShapeRef::StorageShapeRef(const at::Tensor& t) {
   flat_ = flat_storage_numel(t);
 }
 
-bool has_private_format(const at::Tensor& t) {
+std::atomic<bool> detail::g_private_formats_used{false};
+
+bool detail::storage_has_private_format(const at::Tensor& t) {
   const NpuStorageImpl* s = npu_storage(t);
   return s != nullptr && s->has_desc && model::is_private_format(s->desc.npu_format);
 }
@@ -112,6 +114,9 @@ bool has_private_format(const at::Tensor& t) {
 void set_storage_desc(const at::Tensor& t, model::StorageDesc desc) {
   NpuStorageImpl* s = npu_storage(t);
   TORCH_CHECK(s != nullptr, "set_storage_desc: the tensor's storage is not an npu storage");
+  // Before the descriptor: whoever is shown this tensor afterwards (through
+  // whatever synchronization hands it over) sees the flag set too.
+  if (model::is_private_format(desc.npu_format)) detail::g_private_formats_used.store(true, std::memory_order_relaxed);
   s->desc = std::move(desc);
   s->has_desc = true;
 }

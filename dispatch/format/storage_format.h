@@ -4,6 +4,8 @@
 // torch_npu.
 #pragma once
 
+#include <atomic>
+
 #include <ATen/Tensor.h>
 #include <c10/core/StorageImpl.h>
 
@@ -57,8 +59,19 @@ class StorageShapeRef {
   model::Format format_ = model::Format::ND;
 };
 
+namespace detail {
+// Set (never cleared) by the first private-format descriptor any storage
+// gets (set_storage_desc, the only writer of descriptors): until then no
+// storage holds one, and the check every launch makes per tensor argument is
+// this one load.
+extern std::atomic<bool> g_private_formats_used;
+bool storage_has_private_format(const at::Tensor& t);
+}  // namespace detail
+
 // True when `t`'s storage holds a private (non-base) format.
-bool has_private_format(const at::Tensor& t);
+inline bool has_private_format(const at::Tensor& t) {
+  return detail::g_private_formats_used.load(std::memory_order_relaxed) && detail::storage_has_private_format(t);
+}
 
 // Sets the descriptor on `t`'s storage (which must be an npu storage).
 void set_storage_desc(const at::Tensor& t, model::StorageDesc desc);
