@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 #include <memory>
+#include <type_traits>
 
 #include "acl/aclnn_base.h"
 #include "emulator/acl_error.h"
@@ -21,18 +22,11 @@ T* release_handle(std::unique_ptr<T> p) {
   return p.release();
 }
 
-// Every field back at its default; a tensor keeps its vectors' buffers.
-// (Field by field: building a default aclTensor and moving it in costs more
-// than the rest of aclCreateTensor.)
-void clear(aclTensor& t) {
-  t.view_dims.clear();
-  t.strides.clear();
-  t.storage_dims.clear();
-  t.offset = 0;
-  t.dtype = npu::model::DType::Float32;  // aclTensor's defaults
-  t.format = ACL_FORMAT_ND;
-  t.data = nullptr;
-}
+// A reused tensor is left as its last user had it: aclCreateTensor assigns
+// every field (the dim vectors keep their buffers), so clearing it first
+// would write each field twice, per tensor argument of every launch.
+void clear(aclTensor&) {}
+// A scalar back at its defaults: aclCreateScalar writes only the value's bytes.
 void clear(aclScalar& s) { s = aclScalar{}; }
 
 // aclCreateTensor/aclDestroyTensor (and aclCreateScalar/aclDestroyScalar)
@@ -148,6 +142,39 @@ aclnnStatus hand_out_dims(const char* api, const aclTensor* tensor, npu::kernels
   });
 }
 
+// The array and list constructors: a new `Object` whose `entries` hold the
+// `size` values at `value` (a list takes ownership of the handles it is
+// given). `null_entry_type`, when set, names the handle type a list must not
+// hold a null of; every entry is checked before the list owns any.
+template <class Object, class Entries, class T>
+Object* create_sequence(const char* api, const T* value, uint64_t size, Entries Object::*entries,
+                        const char* null_entry_type = nullptr) {
+  Object* out = nullptr;
+  guarded(api, [&] {
+    if (size > 0 && value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
+    if constexpr (std::is_pointer_v<T>) {
+      for (uint64_t i = 0; null_entry_type != nullptr && i < size; ++i) {
+        if (value[i] == nullptr) {
+          fail(ACLNN_ERR_PARAM_NULLPTR, "entry " + std::to_string(i) + " is a null " + null_entry_type);
+        }
+      }
+    }
+    auto object = std::make_unique<Object>();
+    Entries& held = object.get()->*entries;
+    held.reserve(size);
+    for (uint64_t i = 0; i < size; ++i) held.emplace_back(value[i]);
+    out = release_handle(std::move(object));
+  });
+  return out;
+}
+
+// The matching aclDestroy*: the object (and what it owns) is deleted.
+template <class Object>
+aclnnStatus destroy_owned(const Object* object) {
+  std::unique_ptr<const Object> owned(object);
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -225,71 +252,28 @@ aclnnStatus aclDestroyScalar(const aclScalar* scalar) {
 }
 
 aclIntArray* aclCreateIntArray(const int64_t* value, uint64_t size) {
-  aclIntArray* out = nullptr;
-  guarded("aclCreateIntArray", [&] {
-    if (size > 0 && value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
-    auto a = std::make_unique<aclIntArray>();
-    a->values.assign(value, value + size);
-    out = release_handle(std::move(a));
-  });
-  return out;
+  return create_sequence("aclCreateIntArray", value, size, &aclIntArray::values);
 }
 
-aclnnStatus aclDestroyIntArray(const aclIntArray* array) {
-  std::unique_ptr<const aclIntArray> owned(array);
-  return ACLNN_SUCCESS;
-}
+aclnnStatus aclDestroyIntArray(const aclIntArray* array) { return destroy_owned(array); }
 
 aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size) {
-  aclBoolArray* out = nullptr;
-  guarded("aclCreateBoolArray", [&] {
-    if (size > 0 && value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
-    auto a = std::make_unique<aclBoolArray>();
-    a->values.assign(value, value + size);
-    out = release_handle(std::move(a));
-  });
-  return out;
+  return create_sequence("aclCreateBoolArray", value, size, &aclBoolArray::values);
 }
 
-aclnnStatus aclDestroyBoolArray(const aclBoolArray* array) {
-  std::unique_ptr<const aclBoolArray> owned(array);
-  return ACLNN_SUCCESS;
-}
+aclnnStatus aclDestroyBoolArray(const aclBoolArray* array) { return destroy_owned(array); }
 
 aclTensorList* aclCreateTensorList(const aclTensor* const* value, uint64_t size) {
-  aclTensorList* out = nullptr;
-  guarded("aclCreateTensorList", [&] {
-    if (size > 0 && value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
-    // Null entries are allowed: aclnnIndex / aclnnIndexPutImpl read them as ':'.
-    auto list = std::make_unique<aclTensorList>();
-    for (uint64_t i = 0; i < size; ++i) list->tensors.emplace_back(value[i]);
-    out = release_handle(std::move(list));
-  });
-  return out;
+  // Null entries are allowed: aclnnIndex / aclnnIndexPutImpl read them as ':'.
+  return create_sequence("aclCreateTensorList", value, size, &aclTensorList::tensors);
 }
 
-aclnnStatus aclDestroyTensorList(const aclTensorList* array) {
-  std::unique_ptr<const aclTensorList> owned(array);
-  return ACLNN_SUCCESS;
-}
+aclnnStatus aclDestroyTensorList(const aclTensorList* array) { return destroy_owned(array); }
 
 aclScalarList* aclCreateScalarList(const aclScalar* const* value, uint64_t size) {
-  aclScalarList* out = nullptr;
-  guarded("aclCreateScalarList", [&] {
-    if (size > 0 && value == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "value is null");
-    for (uint64_t i = 0; i < size; ++i) {
-      if (value[i] == nullptr) fail(ACLNN_ERR_PARAM_NULLPTR, "entry " + std::to_string(i) + " is a null aclScalar");
-    }
-    auto list = std::make_unique<aclScalarList>();
-    for (uint64_t i = 0; i < size; ++i) list->scalars.emplace_back(value[i]);
-    out = release_handle(std::move(list));
-  });
-  return out;
+  return create_sequence("aclCreateScalarList", value, size, &aclScalarList::scalars, "aclScalar");
 }
 
-aclnnStatus aclDestroyScalarList(const aclScalarList* array) {
-  std::unique_ptr<const aclScalarList> owned(array);
-  return ACLNN_SUCCESS;
-}
+aclnnStatus aclDestroyScalarList(const aclScalarList* array) { return destroy_owned(array); }
 
 }  // extern "C"

@@ -11,7 +11,7 @@ namespace {
 NpuStorageImpl* npu_storage(const at::Tensor& t) {
   // NpuStorageImpl is final: an exact type check is the dynamic_cast, minus
   // the hierarchy walk (this runs for every tensor argument of every launch).
-  c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
+  c10::StorageImpl* impl = storage_of(t).unsafeGetStorageImpl();
   return impl != nullptr && typeid(*impl) == typeid(NpuStorageImpl) ? static_cast<NpuStorageImpl*>(impl) : nullptr;
 }
 
@@ -72,7 +72,7 @@ namespace {
 // The 1-D storage shape of a storage without a descriptor: all its elements.
 int64_t flat_storage_numel(const at::Tensor& t) {
   const auto itemsize = static_cast<int64_t>(t.element_size());
-  return itemsize > 0 ? static_cast<int64_t>(t.storage().nbytes()) / itemsize : 0;
+  return itemsize > 0 ? static_cast<int64_t>(storage_of(t).nbytes()) / itemsize : 0;
 }
 
 }  // namespace
@@ -104,7 +104,9 @@ StorageShapeRef::StorageShapeRef(const at::Tensor& t) {
   flat_ = flat_storage_numel(t);
 }
 
-bool has_private_format(const at::Tensor& t) {
+std::atomic<bool> detail::g_private_formats_used{false};
+
+bool detail::storage_has_private_format(const at::Tensor& t) {
   const NpuStorageImpl* s = npu_storage(t);
   return s != nullptr && s->has_desc && model::is_private_format(s->desc.npu_format);
 }
@@ -112,6 +114,9 @@ bool has_private_format(const at::Tensor& t) {
 void set_storage_desc(const at::Tensor& t, model::StorageDesc desc) {
   NpuStorageImpl* s = npu_storage(t);
   TORCH_CHECK(s != nullptr, "set_storage_desc: the tensor's storage is not an npu storage");
+  // Before the descriptor: whoever is shown this tensor afterwards (through
+  // whatever synchronization hands it over) sees the flag set too.
+  if (model::is_private_format(desc.npu_format)) detail::g_private_formats_used.store(true, std::memory_order_relaxed);
   s->desc = std::move(desc);
   s->has_desc = true;
 }

@@ -4,6 +4,8 @@
 // torch_npu.
 #pragma once
 
+#include <atomic>
+
 #include <ATen/Tensor.h>
 #include <c10/core/StorageImpl.h>
 
@@ -25,6 +27,15 @@ struct NpuStorageImpl final : c10::StorageImpl {
 };
 
 model::DType to_model_dtype(at::ScalarType type);
+
+// `t`'s storage, read without the virtual accessor's call (this runs for
+// every tensor argument of every launch). A tensor with no storage of its
+// own goes through the checked accessor, which throws for the kinds that
+// have none (sparse, nested, wrapper subclasses).
+inline const c10::Storage& storage_of(const at::Tensor& t) {
+  const c10::Storage& s = t.unsafeGetTensorImpl()->unsafe_storage();
+  return C10_LIKELY(static_cast<bool>(s)) ? s : t.storage();
+}
 
 // The descriptor of `t`'s storage. Storages without one are in the base
 // format guessed from the tensor's rank (4-D NCHW, 5-D NCDHW, else ND), with
@@ -48,8 +59,19 @@ class StorageShapeRef {
   model::Format format_ = model::Format::ND;
 };
 
+namespace detail {
+// Set (never cleared) by the first private-format descriptor any storage
+// gets (set_storage_desc, the only writer of descriptors): until then no
+// storage holds one, and the check every launch makes per tensor argument is
+// this one load.
+extern std::atomic<bool> g_private_formats_used;
+bool storage_has_private_format(const at::Tensor& t);
+}  // namespace detail
+
 // True when `t`'s storage holds a private (non-base) format.
-bool has_private_format(const at::Tensor& t);
+inline bool has_private_format(const at::Tensor& t) {
+  return detail::g_private_formats_used.load(std::memory_order_relaxed) && detail::storage_has_private_format(t);
+}
 
 // Sets the descriptor on `t`'s storage (which must be an npu storage).
 void set_storage_desc(const at::Tensor& t, model::StorageDesc desc);

@@ -78,7 +78,7 @@ void DeviceCachingAllocator::pool_insert(BlockPool& pool, Block* block) {
 void DeviceCachingAllocator::pool_erase(BlockPool& pool, Block* block) { spare_pool_nodes_.erase(pool.blocks, block); }
 
 Block* DeviceCachingAllocator::malloc(std::size_t size, aclrtStream stream) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   Block* block = allocate(size, stream);
   Live::node_type node = spare_live_nodes_.take();
   if (node.empty()) {
@@ -102,7 +102,7 @@ void DeviceCachingAllocator::report_to_profiler(void* ptr, int64_t delta) const 
 }
 
 bool DeviceCachingAllocator::free_live(void* ptr) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   const auto it = live_.find(ptr);
   if (it == live_.end()) return false;
   Block* block = it->second;
@@ -285,7 +285,7 @@ void DeviceCachingAllocator::free(Block* block) {
 }
 
 bool DeviceCachingAllocator::record_stream(void* ptr, aclrtStream stream, c10::DeviceIndex stream_device) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   const auto it = live_.find(ptr);
   if (it == live_.end()) return false;
   Block* block = it->second;
@@ -536,7 +536,7 @@ void DeviceCachingAllocator::throw_oom(const Request& r, std::size_t requested, 
 }
 
 void DeviceCachingAllocator::empty_cache() {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   synchronize_and_free_events();
   unpark_all();
   release_cached_blocks();
@@ -544,7 +544,7 @@ void DeviceCachingAllocator::empty_cache() {
 
 DeviceStats DeviceCachingAllocator::stats() {
   const AllocatorConfig& cfg = allocator_config();
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   unpark_all();
   DeviceStats copy = stats_;
   copy.max_split_size = cfg.max_split_size == std::numeric_limits<std::size_t>::max()
@@ -553,42 +553,46 @@ DeviceStats DeviceCachingAllocator::stats() {
   return copy;
 }
 
-void DeviceCachingAllocator::reset_accumulated_stats() {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  for (StatArray* s : {&stats_.allocation, &stats_.segment, &stats_.active, &stats_.inactive_split,
-                       &stats_.allocated_bytes, &stats_.reserved_bytes, &stats_.active_bytes,
-                       &stats_.inactive_split_bytes, &stats_.requested_bytes}) {
-    for (auto& stat : *s) stat.reset_accumulated();
+namespace {
+
+// Every Stat of `stats`: each pool's counts and the oversize ones (what the
+// resets below act on).
+template <class F>
+void for_each_stat(DeviceStats& stats, F f) {
+  for (auto* array : {&stats.allocation, &stats.segment, &stats.active, &stats.inactive_split, &stats.allocated_bytes,
+                      &stats.reserved_bytes, &stats.active_bytes, &stats.inactive_split_bytes, &stats.requested_bytes}) {
+    for (auto& stat : *array) f(stat);
   }
+  f(stats.oversize_allocations);
+  f(stats.oversize_segments);
+}
+
+}  // namespace
+
+void DeviceCachingAllocator::reset_accumulated_stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for_each_stat(stats_, [](auto& stat) { stat.reset_accumulated(); });
   stats_.num_alloc_retries = 0;
   stats_.num_ooms = 0;
   stats_.num_sync_all_streams = 0;
   stats_.num_device_alloc = 0;
   stats_.num_device_free = 0;
-  stats_.oversize_allocations.reset_accumulated();
-  stats_.oversize_segments.reset_accumulated();
 }
 
 void DeviceCachingAllocator::reset_peak_stats() {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  for (StatArray* s : {&stats_.allocation, &stats_.segment, &stats_.active, &stats_.inactive_split,
-                       &stats_.allocated_bytes, &stats_.reserved_bytes, &stats_.active_bytes,
-                       &stats_.inactive_split_bytes, &stats_.requested_bytes}) {
-    for (auto& stat : *s) stat.reset_peak();
-  }
-  stats_.oversize_allocations.reset_peak();
-  stats_.oversize_segments.reset_peak();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for_each_stat(stats_, [](auto& stat) { stat.reset_peak(); });
 }
 
 void DeviceCachingAllocator::set_memory_fraction(double fraction) {
   TORCH_CHECK(fraction >= 0.0 && fraction <= 1.0, "set_per_process_memory_fraction: invalid fraction ", fraction,
               "; it must be between 0 and 1");
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   allowed_max_ = static_cast<std::size_t>(fraction * static_cast<double>(device_capacity()));
 }
 
 std::vector<SegmentSnapshot> DeviceCachingAllocator::snapshot() {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   unpark_all();
   std::vector<SegmentSnapshot> segments;
   for (const auto& [key, owned] : blocks_) {

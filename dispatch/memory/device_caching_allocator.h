@@ -121,7 +121,9 @@ class DeviceCachingAllocator {
   void free(Block* block);
 
   const c10::DeviceIndex device_;
-  std::recursive_mutex mutex_;
+  // Not recursive: nothing done under it calls back into this allocator
+  // (driver calls, events, the profiler report, OOM messages).
+  std::mutex mutex_;
   DeviceStats stats_;
   BlockPool small_blocks_{true};
   BlockPool large_blocks_{false};

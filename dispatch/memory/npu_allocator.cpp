@@ -142,13 +142,13 @@ namespace {
 class NpuCachingAllocator final : public c10::DeviceAllocator {
  public:
   c10::DataPtr allocate(size_t nbytes) override {
-    const c10::DeviceIndex device = current_device();
+    // The current device and its current stream (one thread-local lookup).
+    const auto [device, stream] = current_device_and_stream();
     // (An index out of range fails in device_allocator below.)
     const c10::DeleterFnPtr deleter = device >= 0 && device < model::kMaxDevices
                                           ? memory::kDeviceDeleters[static_cast<std::size_t>(device)]
                                           : &memory::free_ptr;
     if (nbytes == 0) return {nullptr, nullptr, deleter, memory::npu_device(device)};
-    const aclrtStream stream = current_acl_stream();  // the current device's current stream
     void* ptr = memory::allocate_block(nbytes, device, stream)->ptr;
     return {ptr, ptr, deleter, memory::npu_device(device)};
   }

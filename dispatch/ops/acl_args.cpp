@@ -9,28 +9,10 @@
 
 namespace npu::ops {
 
-aclDataType to_acl_dtype(at::ScalarType type) {
-  switch (type) {
-    case at::kBool: return ACL_BOOL;
-    case at::kByte: return ACL_UINT8;
-    case at::kChar: return ACL_INT8;
-    case at::kShort: return ACL_INT16;
-    case at::kInt: return ACL_INT32;
-    case at::kLong: return ACL_INT64;
-    case at::kHalf: return ACL_FLOAT16;
-    case at::kBFloat16: return ACL_BF16;
-    case at::kFloat: return ACL_FLOAT;
-    case at::kDouble: return ACL_DOUBLE;
-    case at::kComplexFloat: return ACL_COMPLEX64;
-    case at::kComplexDouble: return ACL_COMPLEX128;
-    case at::kUInt16: return ACL_UINT16;
-    case at::kUInt32: return ACL_UINT32;
-    case at::kUInt64: return ACL_UINT64;
-    default:
-      TORCH_CHECK(false, "npu does not support dtype ", type,
-                  "; supported: bool, uint8/16/32/64, int8/16/32/64, float16, bfloat16, float32, float64, "
-                  "complex64, complex128");
-  }
+void detail::unsupported_dtype(at::ScalarType type) {
+  TORCH_CHECK(false, "npu does not support dtype ", type,
+              "; supported: bool, uint8/16/32/64, int8/16/32/64, float16, bfloat16, float32, float64, "
+              "complex64, complex128");
 }
 
 AclTensor::AclTensor(const at::Tensor& t) {
@@ -48,7 +30,7 @@ AclTensor::AclTensor(const at::Tensor& t) {
   const auto strides = t.strides();
   handle_ = NPU_ACL(aclCreateTensor)(sizes.data(), sizes.size(), to_acl_dtype(t.scalar_type()), strides.data(),
                                      t.storage_offset(), static_cast<aclFormat>(storage.npu_format()),
-                                     storage.dims(), storage.ndim(), const_cast<void*>(t.storage().data()));
+                                     storage.dims(), storage.ndim(), const_cast<void*>(storage_of(t).data()));
   TORCH_CHECK(handle_ != nullptr, "aclCreateTensor failed for a tensor of shape ", sizes);
 }
 

@@ -13,7 +13,45 @@
 
 namespace npu::ops {
 
-aclDataType to_acl_dtype(at::ScalarType type);
+// The aclDataType of a dtype npu has, else ACL_DT_UNDEFINED.
+constexpr aclDataType acl_dtype_or_undefined(at::ScalarType type) {
+  switch (type) {
+    case at::kBool: return ACL_BOOL;
+    case at::kByte: return ACL_UINT8;
+    case at::kChar: return ACL_INT8;
+    case at::kShort: return ACL_INT16;
+    case at::kInt: return ACL_INT32;
+    case at::kLong: return ACL_INT64;
+    case at::kHalf: return ACL_FLOAT16;
+    case at::kBFloat16: return ACL_BF16;
+    case at::kFloat: return ACL_FLOAT;
+    case at::kDouble: return ACL_DOUBLE;
+    case at::kComplexFloat: return ACL_COMPLEX64;
+    case at::kComplexDouble: return ACL_COMPLEX128;
+    case at::kUInt16: return ACL_UINT16;
+    case at::kUInt32: return ACL_UINT32;
+    case at::kUInt64: return ACL_UINT64;
+    default: return ACL_DT_UNDEFINED;
+  }
+}
+
+namespace detail {
+// acl_dtype_or_undefined of every ScalarType, by value: what every tensor
+// argument of every launch looks up (an inline load instead of a call).
+inline constexpr auto kAclDtypes = [] {
+  std::array<aclDataType, static_cast<std::size_t>(at::ScalarType::NumOptions)> table{};
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = acl_dtype_or_undefined(static_cast<at::ScalarType>(i));
+  return table;
+}();
+[[noreturn]] void unsupported_dtype(at::ScalarType type);
+}  // namespace detail
+
+// The aclDataType of `type`; throws naming the dtypes npu supports for any other.
+inline aclDataType to_acl_dtype(at::ScalarType type) {
+  const auto i = static_cast<std::size_t>(type);
+  if (i < detail::kAclDtypes.size() && detail::kAclDtypes[i] != ACL_DT_UNDEFINED) return detail::kAclDtypes[i];
+  detail::unsupported_dtype(type);
+}
 
 // Destroys a description through the driver table.
 void destroy_acl(aclTensor* handle);

@@ -48,8 +48,10 @@ void run_aclnn_then(const char* name, const char* prepare_name, Prepare prepare,
   // a guard (a virtual guard-impl lookup and two device switches).
   std::optional<c10::Device> device;
   find_device(device, args...);
+  const DeviceAndStream current = current_device_and_stream();
+  const c10::DeviceIndex launch_device = device ? device->index() : current.device;
   std::optional<c10::DeviceGuard> guard;
-  if (device && device->index() != current_device()) guard.emplace(*device);
+  if (launch_device != current.device) guard.emplace(*device);
   // The argument owners live until the launch returned: CANN's executor
   // refers to them until then.
   std::tuple<AclArg<Args>...> owners(args...);
@@ -63,7 +65,7 @@ void run_aclnn_then(const char* name, const char* prepare_name, Prepare prepare,
                           at::TensorOptions().dtype(at::kByte).device(c10::DeviceType::PrivateUse1));
     workspace_ptr = workspace.data_ptr();
   }
-  check_acl(launch(workspace_ptr, workspace_size, executor, current_acl_stream()), name);
+  check_acl(launch(workspace_ptr, workspace_size, executor, guard ? current_acl_stream(launch_device) : current.stream), name);
   // Counted once launched: an entry that refused its arguments (a dtype its
   // kernel lacks) launched nothing, and the fallback that follows counts.
   count_native_launch(name);

@@ -8,12 +8,13 @@
 
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/runtime/acl_check.h"
+#include "dispatch/runtime/thread_state.h"
 
 namespace npu {
 
 namespace {
 // The ACL current device is per thread; PyTorch threads start on device 0.
-thread_local c10::DeviceIndex t_device = -1;
+thread_local ThreadState t_state;
 
 // Set by the first successful aclrtSetDevice: from then on the runtime may
 // run threads (streams) that a forked child will not have.
@@ -58,19 +59,24 @@ void check_device_index(c10::DeviceIndex index) {
               " npu device(s) are visible, valid indices are 0..", static_cast<int>(n) - 1);
 }
 
-c10::DeviceIndex current_device() {
+ThreadState& thread_state() { return t_state; }
+
+c10::DeviceIndex current_device() { return current_device(t_state); }
+
+c10::DeviceIndex current_device(ThreadState& mine) {
   check_not_forked();
-  if (t_device < 0) set_device(0);
-  return t_device;
+  if (mine.device < 0) set_device(0);
+  return mine.device;
 }
 
 void set_device(c10::DeviceIndex index) {
   check_not_forked();
-  if (index == t_device) return;
+  ThreadState& mine = t_state;
+  if (index == mine.device) return;
   check_device_index(index);
   NPU_CHECK(aclrtSetDevice, index);
   g_initialized.store(true, std::memory_order_release);
-  t_device = index;
+  mine.device = index;
 }
 
 void synchronize_device(c10::DeviceIndex index) {

@@ -14,6 +14,10 @@ void check_device_index(c10::DeviceIndex index);
 // Both throw the bad-fork error (see check_not_forked) in a forked child.
 c10::DeviceIndex current_device();
 void set_device(c10::DeviceIndex index);
+struct ThreadState;
+// current_device() of the calling thread's `mine` (thread_state()), for
+// callers that read more of it.
+c10::DeviceIndex current_device(ThreadState& mine);
 
 // True in a process forked after this one's parent had initialized npu (set
 // a device): the runtime's threads did not survive the fork, so the child

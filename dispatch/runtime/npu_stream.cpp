@@ -11,6 +11,7 @@
 #include "dispatch/driver/acl_driver.h"
 #include "dispatch/runtime/acl_check.h"
 #include "dispatch/runtime/npu_device.h"
+#include "dispatch/runtime/thread_state.h"
 
 namespace npu {
 
@@ -35,16 +36,6 @@ std::array<DeviceStreams, kMaxDevices>& streams() {
   static auto& s = *new std::array<DeviceStreams, kMaxDevices>();
   return s;
 }
-
-// Per thread: each device's current stream (0: the default stream) and the
-// default streams' handles once this thread saw them created. One struct:
-// every launch reads both, and each thread-local of a shared library is one
-// __tls_get_addr call per access.
-struct ThreadStreams {
-  std::array<c10::StreamId, kMaxDevices> current{};
-  std::array<aclrtStream, kMaxDevices> default_handle{};
-};
-thread_local ThreadStreams t_streams;
 
 aclrtStream create_stream(c10::DeviceIndex device, int priority) {
   const auto prev = current_device();
@@ -76,13 +67,13 @@ c10::Stream default_stream(c10::DeviceIndex device) {
 c10::Stream current_stream(c10::DeviceIndex device) {
   if (device < 0) device = current_device();
   device_streams(device);
-  return make_stream(device, t_streams.current[device]);
+  return make_stream(device, thread_state().current_stream[device]);
 }
 
 c10::Stream exchange_stream(c10::Stream stream) {
   const auto device = stream.device_index();
   const c10::Stream prev = current_stream(device);
-  t_streams.current[device] = stream.id();
+  thread_state().current_stream[device] = stream.id();
   return prev;
 }
 
@@ -120,17 +111,33 @@ aclrtStream acl_stream(c10::Stream stream) {
   return ds.pool[id - 1];
 }
 
-aclrtStream current_acl_stream() {
-  // Every launch asks: the default stream's handle, once this thread saw it
-  // created, is read from a thread-local copy (no call_once, no index check).
-  const c10::DeviceIndex device = current_device();
-  ThreadStreams& mine = t_streams;
-  if (mine.current[device] == 0) {
-    aclrtStream& handle = mine.default_handle[device];
+namespace {
+
+// The current stream's handle of `mine` on `device`. Every launch asks: the
+// default stream's handle, once this thread saw it created, is read from the
+// thread's copy (no call_once, no index check).
+aclrtStream current_acl_stream(ThreadState& mine, c10::DeviceIndex device) {
+  if (mine.current_stream[device] == 0) {
+    aclrtStream& handle = mine.default_stream[device];
     if (handle == nullptr) handle = device_streams(device).default_handle;
     return handle;
   }
   return acl_stream(current_stream(device));
+}
+
+}  // namespace
+
+aclrtStream current_acl_stream() {
+  ThreadState& mine = thread_state();
+  return current_acl_stream(mine, current_device(mine));
+}
+
+aclrtStream current_acl_stream(c10::DeviceIndex device) { return current_acl_stream(thread_state(), device); }
+
+DeviceAndStream current_device_and_stream() {
+  ThreadState& mine = thread_state();
+  const c10::DeviceIndex device = current_device(mine);
+  return {device, current_acl_stream(mine, device)};
 }
 
 bool query_stream(c10::Stream stream) {

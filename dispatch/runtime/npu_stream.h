@@ -24,6 +24,15 @@ c10::Stream external_stream(c10::DeviceIndex device, aclrtStream handle);
 aclrtStream acl_stream(c10::Stream stream);
 // The current stream's handle on the current device: where ops launch.
 aclrtStream current_acl_stream();
+// The same on `device` (a valid index), for callers that know it already:
+// current_device() is a thread-local lookup.
+aclrtStream current_acl_stream(c10::DeviceIndex device);
+// The current device and its current stream's handle, read together.
+struct DeviceAndStream {
+  c10::DeviceIndex device;
+  aclrtStream stream;
+};
+DeviceAndStream current_device_and_stream();
 
 bool query_stream(c10::Stream stream);
 void synchronize_stream(c10::Stream stream);

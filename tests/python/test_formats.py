@@ -599,3 +599,34 @@ def test_fill_of_a_whole_private_tensor_is_one_launch_in_its_format(op, aclnn, s
     assert torch.equal(x.cpu(), cpu)
     reference = nz_reference(cpu) if fmt == 29 else nc1hwc0_reference(cpu)
     assert torch.equal(npu_emu.storage_data(x), reference)
+
+
+_FIRST_PRIVATE_FORMAT = """
+import torch, npu_emu, torch_npu
+x = torch.randn(2, 17, 5, 5)
+a = x.npu()
+for _ in range(50):
+    a + a  # launches before any storage holds a private format
+y = torch_npu.npu_format_cast(a, 3)  # the process's first private format
+assert torch_npu.get_npu_format(y) == 3
+# A view of part of the private storage must reach the op as a base-format
+# copy, the whole tensor as it is: both need the launch to see the format.
+assert torch.equal((y[1] + 1).cpu(), x[1] + 1)
+assert torch.equal((y * 2).cpu(), x * 2)
+y[0].mul_(3)
+expected = x.clone()
+expected[0] *= 3
+assert torch.equal(y.cpu(), expected)
+print("ok")
+"""
+
+
+def test_first_private_format_after_plain_launches():
+    """The launch path skips the per-tensor format check until some storage
+    holds a private format: in a fresh process, the first one (made after
+    launches on plain tensors) is seen by the next launches."""
+    from conftest import run_python
+
+    done = run_python(_FIRST_PRIVATE_FORMAT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("ok")
