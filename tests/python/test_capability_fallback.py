@@ -119,10 +119,17 @@ def test_range_factory_dtype_the_entry_lacks_runs_on_cpu_and_is_not_counted_nati
     ("arange.start_out", "aclnnArange", lambda: torch.arange(5, dtype=torch.bool, device="npu")),
 ])
 def test_error_mode_names_the_factory_schema_op_and_dtype(fallback_mode, schema, aclnn, call):
+    assert_refused_before_launch(fallback_mode, call, f"{schema} cannot run natively on npu: {aclnn} does not "
+                                 "support dtype ")
+
+
+def assert_refused_before_launch(fallback_mode, call, message_start: str) -> None:
+    """Under NPU_EMU_FALLBACK=error, `call()` raises one error starting with
+    `message_start`, having neither launched nor fallen back."""
     fallback_mode("error")
     with pytest.raises(NotImplementedError) as info:
         call()
-    assert str(info.value).startswith(f"{schema} cannot run natively on npu: {aclnn} does not support dtype ")
+    assert str(info.value).startswith(message_start)
     assert npu_emu._C._fallback_counts() == {} and npu_emu._C._native_counts() == {}
 
 
@@ -158,11 +165,8 @@ A = torch.ops.aten
      lambda: A.huber_loss_backward.out(ints(3), ints(3), ints(3), 0, 1.0, grad_input=ints(0))),
 ])
 def test_error_mode_names_the_schema_a_shared_body_serves(fallback_mode, schema, aclnn, call):
-    fallback_mode("error")
-    with pytest.raises(NotImplementedError) as info:
-        call()
-    assert str(info.value).startswith(f"{schema} cannot run natively on npu: {aclnn} does not support dtype int64")
-    assert npu_emu._C._fallback_counts() == {} and npu_emu._C._native_counts() == {}
+    assert_refused_before_launch(fallback_mode, call, f"{schema} cannot run natively on npu: {aclnn} does not "
+                                 "support dtype int64")
 
 
 def test_fill_with_a_device_value_reads_it_on_the_device():
