@@ -1,7 +1,6 @@
 #include "kernels/norm/row_norm.h"
 
 #include <cmath>
-#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -185,35 +184,6 @@ void rms_norm_backward_rows(T* dx, const T* g, const T* x, const RowShape& s, co
   });
 }
 
-// The operands shared by the forward and backward entries: the input staged
-// as contiguous rows of the compute type.
-struct StagedRows {
-  std::optional<ScratchTensor> holder;
-  TensorView rows;
-};
-
-void stage(StagedRows& s, const TensorView& t, DType acc) { s.rows = contiguous_as(t, acc, s.holder); }
-
-// What every entry does after its checks, in the input's compute type T:
-// the weight as N values of T (1 where absent), the input and (backward
-// entries) the output's gradient staged as rows of T, then
-// body(T{}, w, x, g, acc) with g null in the forward.
-template <class Body>
-void in_compute_type(const std::string& op, const char* weight_name, const TensorView* weight, const RowShape& s,
-                     const TensorView& input, const TensorView* grad_out, Body&& body) {
-  const DType acc = compute_dtype_of(input.dtype);
-  by_compute_type(acc, [&](auto zero) {
-    using T = decltype(zero);
-    const std::vector<T> w = values_or<T>(weight, s.n, T(1), op + ": " + weight_name);
-    StagedRows x;
-    stage(x, input, acc);
-    if (grad_out == nullptr) return body(zero, w, x.rows.ptr<T>(), static_cast<const T*>(nullptr), acc);
-    StagedRows g;
-    stage(g, *grad_out, acc);
-    body(zero, w, x.rows.ptr<T>(), g.rows.ptr<const T>(), acc);
-  });
-}
-
 void require_same_shape(const std::string& op, const char* name, const TensorView& t, const TensorView& input) {
   if (t.sizes != input.sizes) {
     throw KernelError(op + ": " + name + " must have input's shape " + shape_str(input.sizes) + ", got " +
@@ -277,7 +247,7 @@ void write_affine_grads(const std::string& op, const char* weight_name, const Te
 void layer_norm(const TensorView& output, const TensorView& input, const LayerNormForward& a) {
   const std::string op = "layer_norm";
   const RowShape s = forward_rows(op, "input", "output", output, input, a.normalized_dims);
-  in_compute_type(op, "weight", a.weight, s, input, nullptr, [&](auto zero, const auto& w, const auto* x, const auto*,
+  in_compute_type(op, "weight", a.weight, s.n, input, nullptr, [&](auto zero, const auto& w, const auto* x, const auto*,
                                                                  DType acc) {
     using T = decltype(zero);
     const std::vector<T> b = values_or<T>(a.bias, s.n, T(0), op + ": bias");
@@ -294,7 +264,7 @@ void layer_norm(const TensorView& output, const TensorView& input, const LayerNo
 void layer_norm_backward(const TensorView& grad_out, const TensorView& input, const LayerNormBackward& a) {
   const std::string op = "layer_norm_backward";
   const RowShape s = backward_rows(op, "input", "gradOut", grad_out, input, a.normalized_dims);
-  in_compute_type(op, "weight", a.weight, s, input, &grad_out, [&](auto zero, const auto& w, const auto* x,
+  in_compute_type(op, "weight", a.weight, s.n, input, &grad_out, [&](auto zero, const auto& w, const auto* x,
                                                                    const auto* g, DType acc) {
     using T = decltype(zero);
     const std::vector<T> mean = values_or<T>(a.mean, s.m, T(0), op + ": mean");
@@ -308,7 +278,7 @@ void layer_norm_backward(const TensorView& grad_out, const TensorView& input, co
 void rms_norm(const TensorView& output, const TensorView& input, const RmsNormForward& a) {
   const std::string op = "rms_norm";
   const RowShape s = forward_rows(op, "x", "yOut", output, input, a.normalized_dims);
-  in_compute_type(op, "gamma", a.weight, s, input, nullptr, [&](auto zero, const auto& w, const auto* x, const auto*,
+  in_compute_type(op, "gamma", a.weight, s.n, input, nullptr, [&](auto zero, const auto& w, const auto* x, const auto*,
                                                                 DType acc) {
     using T = decltype(zero);
     std::vector<T> rstd(s.m);
@@ -320,7 +290,7 @@ void rms_norm(const TensorView& output, const TensorView& input, const RmsNormFo
 void rms_norm_backward(const TensorView& grad_out, const TensorView& input, const RmsNormBackward& a) {
   const std::string op = "rms_norm_grad";
   const RowShape s = backward_rows(op, "x", "dy", grad_out, input, a.normalized_dims);
-  in_compute_type(op, "gamma", a.weight, s, input, &grad_out, [&](auto zero, const auto& w, const auto* x,
+  in_compute_type(op, "gamma", a.weight, s.n, input, &grad_out, [&](auto zero, const auto& w, const auto* x,
                                                                   const auto* g, DType acc) {
     using T = decltype(zero);
     const std::vector<T> rstd = values_or<T>(a.rstd, s.m, T(0), op + ": rstd");
