@@ -408,33 +408,48 @@ struct Passes {
     return chunk >= 2 ? chunk : 0;
   }
 
-  // column_side over chunks of images side by side, one GEMM per chunk and group.
-  void column_side_batched(const ConvOperand& a, const ConvOperand& b, const Acc* w,
-                           const TensorView* bias, int64_t chunk) const {
-    const int64_t batch = a.size0();
-    const int64_t columns = g.column_numel();
-    const int64_t grain = grain_for(kc() * columns);
-    const std::vector<int64_t> table = im2col_offsets(g, strides3(b));
+  // Runs task(n, grp) for every image n and group, spread over the workers,
+  // each in isolation.
+  template <class Task>
+  void per_image_and_group(int64_t batch, Task&& task) const {
+    parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) in_isolation([&] { task(t / groups, t % groups); });
+    });
+  }
+
+  // Runs f(first, count, ld, grp) in isolation for each chunk of `chunk`
+  // images [first, first + count) side by side (ld = count columns wide)
+  // and each group.
+  template <class F>
+  void per_chunk_and_group(int64_t batch, int64_t chunk, F&& f) const {
     in_isolation([&] {
       for (int64_t first = 0; first < batch; first += chunk) {
         const int64_t count = std::min(chunk, batch - first);
-        const int64_t ld = count * columns;
-        for (int64_t grp = 0; grp < groups; ++grp) {
-          Acc* col = thread_buffer<Acc>(0, kc() * ld);
-          Acc* out = thread_buffer<Acc>(1, rows * ld);
-          parallel_range(count, grain, [&](int64_t begin, int64_t end) {
-            for (int64_t j = begin; j < end; ++j) {
-              im2col_by_table<T, Acc>(b, first + j, grp * channels, channels, g, table, col + j * columns, ld);
-            }
-          });
-          gemm<Acc>(false, false, rows, ld, kc(), w + grp * rows * kc(), kc(), col, ld, out, ld, false);
-          parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
-            for (int64_t j = begin; j < end; ++j) {
-              write_rows<T, Acc>(out + j * columns, a, first + j, grp * rows, rows, bias, ld);
-            }
-          });
-        }
+        for (int64_t grp = 0; grp < groups; ++grp) f(first, count, count * g.column_numel(), grp);
       }
+    });
+  }
+
+  // column_side over chunks of images side by side, one GEMM per chunk and group.
+  void column_side_batched(const ConvOperand& a, const ConvOperand& b, const Acc* w,
+                           const TensorView* bias, int64_t chunk) const {
+    const int64_t columns = g.column_numel();
+    const int64_t grain = grain_for(kc() * columns);
+    const std::vector<int64_t> table = im2col_offsets(g, strides3(b));
+    per_chunk_and_group(a.size0(), chunk, [&](int64_t first, int64_t count, int64_t ld, int64_t grp) {
+      Acc* col = thread_buffer<Acc>(0, kc() * ld);
+      Acc* out = thread_buffer<Acc>(1, rows * ld);
+      parallel_range(count, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t j = begin; j < end; ++j) {
+          im2col_by_table<T, Acc>(b, first + j, grp * channels, channels, g, table, col + j * columns, ld);
+        }
+      });
+      gemm<Acc>(false, false, rows, ld, kc(), w + grp * rows * kc(), kc(), col, ld, out, ld, false);
+      parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
+        for (int64_t j = begin; j < end; ++j) {
+          write_rows<T, Acc>(out + j * columns, a, first + j, grp * rows, rows, bias, ld);
+        }
+      });
     });
   }
 
@@ -442,120 +457,103 @@ struct Passes {
   // group, then col2im per image in parallel.
   void image_side_batched(const ConvOperand& b, const ConvOperand& a, const Acc* w,
                           const TensorView* bias, int64_t chunk) const {
-    const int64_t batch = b.size0();
     const int64_t columns = g.column_numel();
     const int64_t plane = g.image_numel();
-    in_isolation([&] {
-      for (int64_t first = 0; first < batch; first += chunk) {
-        const int64_t count = std::min(chunk, batch - first);
-        const int64_t ld = count * columns;
-        for (int64_t grp = 0; grp < groups; ++grp) {
-          // Slots 0 and 2 of this thread hold the chunk's matrices; the
-          // per-image tasks below use slot 1 only (this thread runs some).
-          Acc* an = thread_buffer<Acc>(2, rows * ld);
-          Acc* col = thread_buffer<Acc>(0, kc() * ld);
-          parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
-            for (int64_t j = begin; j < end; ++j) {
-              gather_rows<T, Acc>(a, first + j, grp * rows, rows, an + j * columns, ld);
-            }
-          });
-          gemm<Acc>(true, false, kc(), ld, rows, w + grp * rows * kc(), kc(), an, ld, col, ld, false);
-          // round_intermediates: the columns and every col2im sum rounded to T.
-          if (round) {
-            for (int64_t i = 0; i < kc() * ld; ++i) col[i] = rounded<T>(col[i]);
-          }
-          parallel_range(count, grain_for(kc() * columns), [&](int64_t begin, int64_t end) {
-            for (int64_t j = begin; j < end; ++j) {
-              if (g.pointwise()) {
-                write_rows<T, Acc>(col + j * columns, b, first + j, grp * channels, channels, bias, ld);
-                continue;
-              }
-              Acc* img = thread_buffer<Acc>(1, channels * plane);
-              std::fill(img, img + channels * plane, Acc(0));
-              if (round) {
-                col2im_geometry<T, Acc>(col + j * columns, channels, g, img, ld);
-              } else {
-                col2im_geometry<Acc, Acc>(col + j * columns, channels, g, img, ld);
-              }
-              write_rows<T, Acc>(img, b, first + j, grp * channels, channels, bias);
-            }
-          });
+    per_chunk_and_group(b.size0(), chunk, [&](int64_t first, int64_t count, int64_t ld, int64_t grp) {
+      // Slots 0 and 2 of this thread hold the chunk's matrices; the
+      // per-image tasks below use slot 1 only (this thread runs some).
+      Acc* an = thread_buffer<Acc>(2, rows * ld);
+      Acc* col = thread_buffer<Acc>(0, kc() * ld);
+      parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
+        for (int64_t j = begin; j < end; ++j) {
+          gather_rows<T, Acc>(a, first + j, grp * rows, rows, an + j * columns, ld);
         }
+      });
+      gemm<Acc>(true, false, kc(), ld, rows, w + grp * rows * kc(), kc(), an, ld, col, ld, false);
+      // round_intermediates: the columns and every col2im sum rounded to T.
+      if (round) {
+        for (int64_t i = 0; i < kc() * ld; ++i) col[i] = rounded<T>(col[i]);
       }
+      parallel_range(count, grain_for(kc() * columns), [&](int64_t begin, int64_t end) {
+        for (int64_t j = begin; j < end; ++j) {
+          if (g.pointwise()) {
+            write_rows<T, Acc>(col + j * columns, b, first + j, grp * channels, channels, bias, ld);
+            continue;
+          }
+          Acc* img = thread_buffer<Acc>(1, channels * plane);
+          std::fill(img, img + channels * plane, Acc(0));
+          if (round) {
+            col2im_geometry<T, Acc>(col + j * columns, channels, g, img, ld);
+          } else {
+            col2im_geometry<Acc, Acc>(col + j * columns, channels, g, img, ld);
+          }
+          write_rows<T, Acc>(img, b, first + j, grp * channels, channels, bias);
+        }
+      });
     });
   }
 
   // A[n] = W * im2col(B[n]) (+ bias over A's channels).
   void column_side(const ConvOperand& a, const ConvOperand& b, const Acc* w,
                    const TensorView* bias) const {
-    const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
-    if (const int64_t chunk = batched_chunk(batch); chunk > 0) {
+    if (const int64_t chunk = batched_chunk(a.size0()); chunk > 0) {
       column_side_batched(a, b, w, bias, chunk);
       return;
     }
-    parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t task = begin; task < end; ++task) in_isolation([&] {
-        const int64_t n = task / groups;
-        const int64_t grp = task % groups;
-        const Acc* col = nullptr;
-        if (g.pointwise()) {
-          col = read_rows<T, Acc>(b, n, grp * channels, channels, 0);
-        } else {
-          Acc* buf = thread_buffer<Acc>(0, kc() * columns);
-          im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf, columns);
-          col = buf;
-        }
-        const Acc* wg = w + grp * rows * kc();
-        // The product goes straight into A when A's rows are dense and of
-        // the compute type (no bias to add); else through a buffer.
-        Acc* direct = nullptr;
-        if constexpr (std::is_same_v<T, Acc>) {
-          if (bias == nullptr) direct = dense_rows<T>(a, n, grp * rows, rows);
-        }
-        Acc* out = direct != nullptr ? direct : thread_buffer<Acc>(1, rows * columns);
-        gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, out, columns, false);
-        if (direct == nullptr) write_rows<T, Acc>(out, a, n, grp * rows, rows, bias);
-      });
+    per_image_and_group(a.size0(), [&](int64_t n, int64_t grp) {
+      const Acc* col = nullptr;
+      if (g.pointwise()) {
+        col = read_rows<T, Acc>(b, n, grp * channels, channels, 0);
+      } else {
+        Acc* buf = thread_buffer<Acc>(0, kc() * columns);
+        im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf, columns);
+        col = buf;
+      }
+      const Acc* wg = w + grp * rows * kc();
+      // The product goes straight into A when A's rows are dense and of
+      // the compute type (no bias to add); else through a buffer.
+      Acc* direct = nullptr;
+      if constexpr (std::is_same_v<T, Acc>) {
+        if (bias == nullptr) direct = dense_rows<T>(a, n, grp * rows, rows);
+      }
+      Acc* out = direct != nullptr ? direct : thread_buffer<Acc>(1, rows * columns);
+      gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, out, columns, false);
+      if (direct == nullptr) write_rows<T, Acc>(out, a, n, grp * rows, rows, bias);
     });
   }
 
   // B[n] = col2im(W^T * A[n]) (+ bias over B's channels).
   void image_side(const ConvOperand& b, const ConvOperand& a, const Acc* w,
                   const TensorView* bias) const {
-    const int64_t batch = b.size0();
     const int64_t columns = g.column_numel();
     const int64_t plane = g.image_numel();
-    if (const int64_t chunk = batched_chunk(batch); chunk > 0) {
+    if (const int64_t chunk = batched_chunk(b.size0()); chunk > 0) {
       image_side_batched(b, a, w, bias, chunk);
       return;
     }
-    parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t task = begin; task < end; ++task) in_isolation([&] {
-        const int64_t n = task / groups;
-        const int64_t grp = task % groups;
-        const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
-        const Acc* wg = w + grp * rows * kc();
-        Acc* img = thread_buffer<Acc>(1, channels * plane);
-        // round_intermediates: the columns and every col2im sum rounded to T.
-        if (g.pointwise()) {
-          gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, img, columns, false);
-          if (round) {
-            for (int64_t i = 0; i < channels * plane; ++i) img[i] = rounded<T>(img[i]);
-          }
-        } else {
-          Acc* col = thread_buffer<Acc>(0, kc() * columns);
-          gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, col, columns, false);
-          std::fill(img, img + channels * plane, Acc(0));
-          if (round) {
-            for (int64_t i = 0; i < kc() * columns; ++i) col[i] = rounded<T>(col[i]);
-            col2im_geometry<T, Acc>(col, channels, g, img, columns);
-          } else {
-            col2im_geometry<Acc, Acc>(col, channels, g, img, columns);
-          }
+    per_image_and_group(b.size0(), [&](int64_t n, int64_t grp) {
+      const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
+      const Acc* wg = w + grp * rows * kc();
+      Acc* img = thread_buffer<Acc>(1, channels * plane);
+      // round_intermediates: the columns and every col2im sum rounded to T.
+      if (g.pointwise()) {
+        gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, img, columns, false);
+        if (round) {
+          for (int64_t i = 0; i < channels * plane; ++i) img[i] = rounded<T>(img[i]);
         }
-        write_rows<T, Acc>(img, b, n, grp * channels, channels, bias);
-      });
+      } else {
+        Acc* col = thread_buffer<Acc>(0, kc() * columns);
+        gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, col, columns, false);
+        std::fill(img, img + channels * plane, Acc(0));
+        if (round) {
+          for (int64_t i = 0; i < kc() * columns; ++i) col[i] = rounded<T>(col[i]);
+          col2im_geometry<T, Acc>(col, channels, g, img, columns);
+        } else {
+          col2im_geometry<Acc, Acc>(col, channels, g, img, columns);
+        }
+      }
+      write_rows<T, Acc>(img, b, n, grp * channels, channels, bias);
     });
   }
 
