@@ -16,8 +16,6 @@ using namespace rnn_layer;  // NOLINT: the shared layer helpers (layer_support.h
 
 constexpr const char* kWhat = "gru layer: ";
 
-Steps steps_of(const GruLayerArgs& a) { return rnn_layer::steps_of(a.input, a.batch_sizes, kWhat); }
-
 template <class T, class C>
 void forward_impl(const GruLayerArgs& a, const Steps& s, const TensorView& output, const TensorView& hy,
                   const TensorView& reserve) {
@@ -114,8 +112,7 @@ void check_gru_layer(const GruLayerArgs& a, const TensorView& output, const Tens
 
 void gru_layer_forward(const GruLayerArgs& a, const TensorView& output, const TensorView& hy, const TensorView& reserve) {
   check_gru_layer(a, output, hy, reserve);
-  const Steps s = steps_of(a);
-  visit_layer_dtype(a.input.dtype, kWhat, [&](auto tag) {
+  for_layer_dtype(a, kWhat, [&](auto tag, const Steps& s) {
     using T = typename decltype(tag)::type;
     forward_impl<T, opmath_t<T>>(a, s, output, hy, reserve);
   });
@@ -131,8 +128,7 @@ void check_gru_layer_backward(const GruLayerArgs& a, const TensorView& reserve, 
 void gru_layer_backward(const GruLayerArgs& a, const TensorView& reserve, const GruLayerGrads& g,
                         const GruLayerGradOutputs& out) {
   check_gru_layer_backward(a, reserve, g, out);
-  const Steps s = steps_of(a);
-  visit_layer_dtype(a.input.dtype, kWhat, [&](auto tag) {
+  for_layer_dtype(a, kWhat, [&](auto tag, const Steps& s) {
     using T = typename decltype(tag)::type;
     backward_impl<T, opmath_t<T>>(a, s, reserve, g, out);
   });

@@ -328,6 +328,13 @@ void input_projection(const Args& a, const Steps& s, C* res, int64_t W) {
 // The compute dtype of a layer's reserve buffer: Float64 for Float64 inputs, else Float32.
 inline DType reserve_dtype(DType input) { return input == DType::Float64 ? DType::Float64 : DType::Float32; }
 
+// Runs f(TypeTag<T>{}, steps) for the layer's input dtype T and sequence layout.
+template <class Args, class F>
+void for_layer_dtype(const Args& a, const std::string& prefix, F&& f) {
+  const Steps s = steps_of(a.input, a.batch_sizes, prefix);
+  visit_layer_dtype(a.input.dtype, prefix, [&](auto tag) { f(tag, s); });
+}
+
 // A sequence tensor's shape with `cols` features (dense [T, B, cols] or packed [N, cols]).
 inline Shape seq_shape(const Steps& s, int64_t cols) { return s.packed ? Shape{s.N, cols} : Shape{s.T, s.B, cols}; }
 

@@ -16,8 +16,6 @@ using namespace rnn_layer;  // NOLINT: the shared layer helpers (layer_support.h
 
 constexpr const char* kWhat = "lstm layer: ";
 
-Steps steps_of(const LstmLayerArgs& a) { return rnn_layer::steps_of(a.input, a.batch_sizes, kWhat); }
-
 template <class T, class C>
 void forward_impl(const LstmLayerArgs& a, const Steps& s, const TensorView& output, const TensorView& hy,
                   const TensorView& cy, const TensorView& reserve) {
@@ -129,8 +127,7 @@ void check_lstm_layer(const LstmLayerArgs& a, const TensorView& output, const Te
 void lstm_layer_forward(const LstmLayerArgs& a, const TensorView& output, const TensorView& hy, const TensorView& cy,
                         const TensorView& reserve) {
   check_lstm_layer(a, output, hy, cy, reserve);
-  const Steps s = steps_of(a);
-  visit_layer_dtype(a.input.dtype, kWhat, [&](auto tag) {
+  for_layer_dtype(a, kWhat, [&](auto tag, const Steps& s) {
     using T = typename decltype(tag)::type;
     forward_impl<T, opmath_t<T>>(a, s, output, hy, cy, reserve);
   });
@@ -150,8 +147,7 @@ void check_lstm_layer_backward(const LstmLayerArgs& a, const TensorView& reserve
 void lstm_layer_backward(const LstmLayerArgs& a, const TensorView& reserve, const LstmLayerGrads& g,
                          const LstmLayerGradOutputs& out) {
   check_lstm_layer_backward(a, reserve, g, out);
-  const Steps s = steps_of(a);
-  visit_layer_dtype(a.input.dtype, kWhat, [&](auto tag) {
+  for_layer_dtype(a, kWhat, [&](auto tag, const Steps& s) {
     using T = typename decltype(tag)::type;
     backward_impl<T, opmath_t<T>>(a, s, reserve, g, out);
   });
