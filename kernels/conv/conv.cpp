@@ -93,14 +93,21 @@ std::pair<int64_t, int64_t> valid_range(int64_t columns, int64_t stride, int64_t
   return {lo, hi};
 }
 
-template <class T, class Acc>
-void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channels, const Geometry& g,
-                  Acc* col, int64_t ld) {
-  const Int3 st = strides3(image);
-  const T* data = static_cast<const T*>(image.data) + image.outer[n];
+// One line of the column matrix (g.column[2] positions of one kernel
+// position, one channel, one (od, oh)): where it starts in the matrix, and
+// the image row it reads (id, ih; inside: within the image), with the valid
+// positions [lo, hi) along W at image offset ow * stride + off_w.
+struct ColumnLine {
+  int64_t c, at, id, ih, lo, hi, off_w;
+  bool inside;
+};
+
+// Runs f(line) for every line of the column matrix of `channels` channels
+// (row stride ld), in order.
+template <class F>
+void for_each_column_line(const Geometry& g, int64_t channels, int64_t ld, F&& f) {
   int64_t row_index = 0;
   for (int64_t c = 0; c < channels; ++c) {
-    const T* src = data + image.channel[c_begin + c];
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
       const int64_t off_d = kd * g.dilation[0] - g.padding[0];
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
@@ -108,32 +115,42 @@ void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t 
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
           const int64_t off_w = kw * g.dilation[2] - g.padding[2];
           const auto [lo, hi] = valid_range(g.column[2], g.stride[2], off_w, g.image[2]);
-          Acc* dst = col + ld * row_index++;
+          int64_t at = ld * row_index++;
           for (int64_t od = 0; od < g.column[0]; ++od) {
             const int64_t id = od * g.stride[0] + off_d;
-            for (int64_t oh = 0; oh < g.column[1]; ++oh, dst += g.column[2]) {
+            for (int64_t oh = 0; oh < g.column[1]; ++oh, at += g.column[2]) {
               const int64_t ih = oh * g.stride[1] + off_h;
-              if (id < 0 || id >= g.image[0] || ih < 0 || ih >= g.image[1]) {
-                std::fill(dst, dst + g.column[2], Acc(0));
-                continue;
-              }
-              const T* row = src + id * st[0] + ih * st[1];
-              std::fill(dst, dst + lo, Acc(0));
-              if (g.stride[2] == 1 && st[2] == 1) {
-                const T* from = row + lo + off_w;
-                for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = convert<Acc>(from[ow - lo]);
-              } else {
-                for (int64_t ow = lo; ow < hi; ++ow) {
-                  dst[ow] = convert<Acc>(row[(ow * g.stride[2] + off_w) * st[2]]);
-                }
-              }
-              std::fill(dst + hi, dst + g.column[2], Acc(0));
+              const bool inside = id >= 0 && id < g.image[0] && ih >= 0 && ih < g.image[1];
+              f(ColumnLine{c, at, id, ih, lo, hi, off_w, inside});
             }
           }
         }
       }
     }
   }
+}
+
+template <class T, class Acc>
+void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channels, const Geometry& g,
+                  Acc* col, int64_t ld) {
+  const Int3 st = strides3(image);
+  const T* data = static_cast<const T*>(image.data) + image.outer[n];
+  for_each_column_line(g, channels, ld, [&](const ColumnLine& l) {
+    Acc* dst = col + l.at;
+    if (!l.inside) {
+      std::fill(dst, dst + g.column[2], Acc(0));
+      return;
+    }
+    const T* row = data + image.channel[c_begin + l.c] + l.id * st[0] + l.ih * st[1];
+    std::fill(dst, dst + l.lo, Acc(0));
+    if (g.stride[2] == 1 && st[2] == 1) {
+      const T* from = row + l.lo + l.off_w;
+      for (int64_t ow = l.lo; ow < l.hi; ++ow) dst[ow] = convert<Acc>(from[ow - l.lo]);
+    } else {
+      for (int64_t ow = l.lo; ow < l.hi; ++ow) dst[ow] = convert<Acc>(row[(ow * g.stride[2] + l.off_w) * st[2]]);
+    }
+    std::fill(dst + l.hi, dst + g.column[2], Acc(0));
+  });
 }
 
 // For each kernel position and column position (row-major), the offset of
@@ -196,38 +213,20 @@ Acc rounded(Acc v) {
 template <class T, class Acc>
 void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* image, int64_t ld) {
   const int64_t plane = g.image_numel();
-  int64_t row_index = 0;
-  for (int64_t c = 0; c < channels; ++c) {
-    Acc* img = image + c * plane;
-    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-      const int64_t off_d = kd * g.dilation[0] - g.padding[0];
-      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-        const int64_t off_h = kh * g.dilation[1] - g.padding[1];
-        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-          const int64_t off_w = kw * g.dilation[2] - g.padding[2];
-          const auto [lo, hi] = valid_range(g.column[2], g.stride[2], off_w, g.image[2]);
-          const Acc* src = col + ld * row_index++;
-          for (int64_t od = 0; od < g.column[0]; ++od) {
-            const int64_t id = od * g.stride[0] + off_d;
-            for (int64_t oh = 0; oh < g.column[1]; ++oh, src += g.column[2]) {
-              const int64_t ih = oh * g.stride[1] + off_h;
-              if (id < 0 || id >= g.image[0] || ih < 0 || ih >= g.image[1]) continue;
-              Acc* row = img + (id * g.image[1] + ih) * g.image[2];
-              if (g.stride[2] == 1) {
-                Acc* to = row + lo + off_w;
-                for (int64_t ow = lo; ow < hi; ++ow) to[ow - lo] = rounded<T>(to[ow - lo] + src[ow]);
-              } else {
-                for (int64_t ow = lo; ow < hi; ++ow) {
-                  Acc& dst = row[ow * g.stride[2] + off_w];
-                  dst = rounded<T>(dst + src[ow]);
-                }
-              }
-            }
-          }
-        }
+  for_each_column_line(g, channels, ld, [&](const ColumnLine& l) {
+    if (!l.inside) return;
+    const Acc* src = col + l.at;
+    Acc* row = image + l.c * plane + (l.id * g.image[1] + l.ih) * g.image[2];
+    if (g.stride[2] == 1) {
+      Acc* to = row + l.lo + l.off_w;
+      for (int64_t ow = l.lo; ow < l.hi; ++ow) to[ow - l.lo] = rounded<T>(to[ow - l.lo] + src[ow]);
+    } else {
+      for (int64_t ow = l.lo; ow < l.hi; ++ow) {
+        Acc& dst = row[ow * g.stride[2] + l.off_w];
+        dst = rounded<T>(dst + src[ow]);
       }
     }
-  }
+  });
 }
 
 // The weight gradient's GEMM puts this many column positions (or more) side
