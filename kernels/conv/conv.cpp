@@ -407,6 +407,15 @@ struct Passes {
     return chunk >= 2 ? chunk : 0;
   }
 
+  // The im2col columns of image n's group grp in thread slot 0 (B's own
+  // rows, read as Acc, for a pointwise kernel).
+  const Acc* columns_of(const ConvOperand& b, int64_t n, int64_t grp) const {
+    if (g.pointwise()) return read_rows<T, Acc>(b, n, grp * channels, channels, 0);
+    Acc* buf = thread_buffer<Acc>(0, kc() * g.column_numel());
+    im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf, g.column_numel());
+    return buf;
+  }
+
   // Runs task(n, grp) for every image n and group, spread over the workers,
   // each in isolation.
   template <class Task>
@@ -501,14 +510,7 @@ struct Passes {
       return;
     }
     per_image_and_group(a.size0(), [&](int64_t n, int64_t grp) {
-      const Acc* col = nullptr;
-      if (g.pointwise()) {
-        col = read_rows<T, Acc>(b, n, grp * channels, channels, 0);
-      } else {
-        Acc* buf = thread_buffer<Acc>(0, kc() * columns);
-        im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf, columns);
-        col = buf;
-      }
+      const Acc* col = columns_of(b, n, grp);
       const Acc* wg = w + grp * rows * kc();
       // The product goes straight into A when A's rows are dense and of
       // the compute type (no bias to add); else through a buffer.
@@ -583,13 +585,7 @@ struct Passes {
           const Acc* col = nullptr;
           if (count == 1) {
             an = read_rows<T, Acc>(a, first, grp * rows, rows, 2);
-            if (g.pointwise()) {
-              col = read_rows<T, Acc>(b, first, grp * channels, channels, 0);
-            } else {
-              Acc* buf = thread_buffer<Acc>(0, kc() * columns);
-              im2col_typed<T, Acc>(b, first, grp * channels, channels, g, buf, columns);
-              col = buf;
-            }
+            col = columns_of(b, first, grp);
           } else {
             Acc* abuf = thread_buffer<Acc>(1, rows * ld);
             Acc* cbuf = thread_buffer<Acc>(0, kc() * ld);
