@@ -93,14 +93,21 @@ std::pair<int64_t, int64_t> valid_range(int64_t columns, int64_t stride, int64_t
   return {lo, hi};
 }
 
-template <class T, class Acc>
-void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channels, const Geometry& g,
-                  Acc* col, int64_t ld) {
-  const Int3 st = strides3(image);
-  const T* data = static_cast<const T*>(image.data) + image.outer[n];
+// One line of the column matrix (g.column[2] positions of one kernel
+// position, one channel, one (od, oh)): where it starts in the matrix, and
+// the image row it reads (id, ih; inside: within the image), with the valid
+// positions [lo, hi) along W at image offset ow * stride + off_w.
+struct ColumnLine {
+  int64_t c, at, id, ih, lo, hi, off_w;
+  bool inside;
+};
+
+// Runs f(line) for every line of the column matrix of `channels` channels
+// (row stride ld), in order.
+template <class F>
+void for_each_column_line(const Geometry& g, int64_t channels, int64_t ld, F&& f) {
   int64_t row_index = 0;
   for (int64_t c = 0; c < channels; ++c) {
-    const T* src = data + image.channel[c_begin + c];
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
       const int64_t off_d = kd * g.dilation[0] - g.padding[0];
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
@@ -108,32 +115,42 @@ void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t 
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
           const int64_t off_w = kw * g.dilation[2] - g.padding[2];
           const auto [lo, hi] = valid_range(g.column[2], g.stride[2], off_w, g.image[2]);
-          Acc* dst = col + ld * row_index++;
+          int64_t at = ld * row_index++;
           for (int64_t od = 0; od < g.column[0]; ++od) {
             const int64_t id = od * g.stride[0] + off_d;
-            for (int64_t oh = 0; oh < g.column[1]; ++oh, dst += g.column[2]) {
+            for (int64_t oh = 0; oh < g.column[1]; ++oh, at += g.column[2]) {
               const int64_t ih = oh * g.stride[1] + off_h;
-              if (id < 0 || id >= g.image[0] || ih < 0 || ih >= g.image[1]) {
-                std::fill(dst, dst + g.column[2], Acc(0));
-                continue;
-              }
-              const T* row = src + id * st[0] + ih * st[1];
-              std::fill(dst, dst + lo, Acc(0));
-              if (g.stride[2] == 1 && st[2] == 1) {
-                const T* from = row + lo + off_w;
-                for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = convert<Acc>(from[ow - lo]);
-              } else {
-                for (int64_t ow = lo; ow < hi; ++ow) {
-                  dst[ow] = convert<Acc>(row[(ow * g.stride[2] + off_w) * st[2]]);
-                }
-              }
-              std::fill(dst + hi, dst + g.column[2], Acc(0));
+              const bool inside = id >= 0 && id < g.image[0] && ih >= 0 && ih < g.image[1];
+              f(ColumnLine{c, at, id, ih, lo, hi, off_w, inside});
             }
           }
         }
       }
     }
   }
+}
+
+template <class T, class Acc>
+void im2col_typed(const ConvOperand& image, int64_t n, int64_t c_begin, int64_t channels, const Geometry& g,
+                  Acc* col, int64_t ld) {
+  const Int3 st = strides3(image);
+  const T* data = static_cast<const T*>(image.data) + image.outer[n];
+  for_each_column_line(g, channels, ld, [&](const ColumnLine& l) {
+    Acc* dst = col + l.at;
+    if (!l.inside) {
+      std::fill(dst, dst + g.column[2], Acc(0));
+      return;
+    }
+    const T* row = data + image.channel[c_begin + l.c] + l.id * st[0] + l.ih * st[1];
+    std::fill(dst, dst + l.lo, Acc(0));
+    if (g.stride[2] == 1 && st[2] == 1) {
+      const T* from = row + l.lo + l.off_w;
+      for (int64_t ow = l.lo; ow < l.hi; ++ow) dst[ow] = convert<Acc>(from[ow - l.lo]);
+    } else {
+      for (int64_t ow = l.lo; ow < l.hi; ++ow) dst[ow] = convert<Acc>(row[(ow * g.stride[2] + l.off_w) * st[2]]);
+    }
+    std::fill(dst + l.hi, dst + g.column[2], Acc(0));
+  });
 }
 
 // For each kernel position and column position (row-major), the offset of
@@ -196,38 +213,20 @@ Acc rounded(Acc v) {
 template <class T, class Acc>
 void col2im_geometry(const Acc* col, int64_t channels, const Geometry& g, Acc* image, int64_t ld) {
   const int64_t plane = g.image_numel();
-  int64_t row_index = 0;
-  for (int64_t c = 0; c < channels; ++c) {
-    Acc* img = image + c * plane;
-    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-      const int64_t off_d = kd * g.dilation[0] - g.padding[0];
-      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-        const int64_t off_h = kh * g.dilation[1] - g.padding[1];
-        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-          const int64_t off_w = kw * g.dilation[2] - g.padding[2];
-          const auto [lo, hi] = valid_range(g.column[2], g.stride[2], off_w, g.image[2]);
-          const Acc* src = col + ld * row_index++;
-          for (int64_t od = 0; od < g.column[0]; ++od) {
-            const int64_t id = od * g.stride[0] + off_d;
-            for (int64_t oh = 0; oh < g.column[1]; ++oh, src += g.column[2]) {
-              const int64_t ih = oh * g.stride[1] + off_h;
-              if (id < 0 || id >= g.image[0] || ih < 0 || ih >= g.image[1]) continue;
-              Acc* row = img + (id * g.image[1] + ih) * g.image[2];
-              if (g.stride[2] == 1) {
-                Acc* to = row + lo + off_w;
-                for (int64_t ow = lo; ow < hi; ++ow) to[ow - lo] = rounded<T>(to[ow - lo] + src[ow]);
-              } else {
-                for (int64_t ow = lo; ow < hi; ++ow) {
-                  Acc& dst = row[ow * g.stride[2] + off_w];
-                  dst = rounded<T>(dst + src[ow]);
-                }
-              }
-            }
-          }
-        }
+  for_each_column_line(g, channels, ld, [&](const ColumnLine& l) {
+    if (!l.inside) return;
+    const Acc* src = col + l.at;
+    Acc* row = image + l.c * plane + (l.id * g.image[1] + l.ih) * g.image[2];
+    if (g.stride[2] == 1) {
+      Acc* to = row + l.lo + l.off_w;
+      for (int64_t ow = l.lo; ow < l.hi; ++ow) to[ow - l.lo] = rounded<T>(to[ow - l.lo] + src[ow]);
+    } else {
+      for (int64_t ow = l.lo; ow < l.hi; ++ow) {
+        Acc& dst = row[ow * g.stride[2] + l.off_w];
+        dst = rounded<T>(dst + src[ow]);
       }
     }
-  }
+  });
 }
 
 // The weight gradient's GEMM puts this many column positions (or more) side
@@ -408,33 +407,57 @@ struct Passes {
     return chunk >= 2 ? chunk : 0;
   }
 
-  // column_side over chunks of images side by side, one GEMM per chunk and group.
-  void column_side_batched(const ConvOperand& a, const ConvOperand& b, const Acc* w,
-                           const TensorView* bias, int64_t chunk) const {
-    const int64_t batch = a.size0();
-    const int64_t columns = g.column_numel();
-    const int64_t grain = grain_for(kc() * columns);
-    const std::vector<int64_t> table = im2col_offsets(g, strides3(b));
+  // The im2col columns of image n's group grp in thread slot 0 (B's own
+  // rows, read as Acc, for a pointwise kernel).
+  const Acc* columns_of(const ConvOperand& b, int64_t n, int64_t grp) const {
+    if (g.pointwise()) return read_rows<T, Acc>(b, n, grp * channels, channels, 0);
+    Acc* buf = thread_buffer<Acc>(0, kc() * g.column_numel());
+    im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf, g.column_numel());
+    return buf;
+  }
+
+  // Runs task(n, grp) for every image n and group, spread over the workers,
+  // each in isolation.
+  template <class Task>
+  void per_image_and_group(int64_t batch, Task&& task) const {
+    parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) in_isolation([&] { task(t / groups, t % groups); });
+    });
+  }
+
+  // Runs f(first, count, ld, grp) in isolation for each chunk of `chunk`
+  // images [first, first + count) side by side (ld = count columns wide)
+  // and each group.
+  template <class F>
+  void per_chunk_and_group(int64_t batch, int64_t chunk, F&& f) const {
     in_isolation([&] {
       for (int64_t first = 0; first < batch; first += chunk) {
         const int64_t count = std::min(chunk, batch - first);
-        const int64_t ld = count * columns;
-        for (int64_t grp = 0; grp < groups; ++grp) {
-          Acc* col = thread_buffer<Acc>(0, kc() * ld);
-          Acc* out = thread_buffer<Acc>(1, rows * ld);
-          parallel_range(count, grain, [&](int64_t begin, int64_t end) {
-            for (int64_t j = begin; j < end; ++j) {
-              im2col_by_table<T, Acc>(b, first + j, grp * channels, channels, g, table, col + j * columns, ld);
-            }
-          });
-          gemm<Acc>(false, false, rows, ld, kc(), w + grp * rows * kc(), kc(), col, ld, out, ld, false);
-          parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
-            for (int64_t j = begin; j < end; ++j) {
-              write_rows<T, Acc>(out + j * columns, a, first + j, grp * rows, rows, bias, ld);
-            }
-          });
-        }
+        for (int64_t grp = 0; grp < groups; ++grp) f(first, count, count * g.column_numel(), grp);
       }
+    });
+  }
+
+  // column_side over chunks of images side by side, one GEMM per chunk and group.
+  void column_side_batched(const ConvOperand& a, const ConvOperand& b, const Acc* w,
+                           const TensorView* bias, int64_t chunk) const {
+    const int64_t columns = g.column_numel();
+    const int64_t grain = grain_for(kc() * columns);
+    const std::vector<int64_t> table = im2col_offsets(g, strides3(b));
+    per_chunk_and_group(a.size0(), chunk, [&](int64_t first, int64_t count, int64_t ld, int64_t grp) {
+      Acc* col = thread_buffer<Acc>(0, kc() * ld);
+      Acc* out = thread_buffer<Acc>(1, rows * ld);
+      parallel_range(count, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t j = begin; j < end; ++j) {
+          im2col_by_table<T, Acc>(b, first + j, grp * channels, channels, g, table, col + j * columns, ld);
+        }
+      });
+      gemm<Acc>(false, false, rows, ld, kc(), w + grp * rows * kc(), kc(), col, ld, out, ld, false);
+      parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
+        for (int64_t j = begin; j < end; ++j) {
+          write_rows<T, Acc>(out + j * columns, a, first + j, grp * rows, rows, bias, ld);
+        }
+      });
     });
   }
 
@@ -442,120 +465,96 @@ struct Passes {
   // group, then col2im per image in parallel.
   void image_side_batched(const ConvOperand& b, const ConvOperand& a, const Acc* w,
                           const TensorView* bias, int64_t chunk) const {
-    const int64_t batch = b.size0();
     const int64_t columns = g.column_numel();
     const int64_t plane = g.image_numel();
-    in_isolation([&] {
-      for (int64_t first = 0; first < batch; first += chunk) {
-        const int64_t count = std::min(chunk, batch - first);
-        const int64_t ld = count * columns;
-        for (int64_t grp = 0; grp < groups; ++grp) {
-          // Slots 0 and 2 of this thread hold the chunk's matrices; the
-          // per-image tasks below use slot 1 only (this thread runs some).
-          Acc* an = thread_buffer<Acc>(2, rows * ld);
-          Acc* col = thread_buffer<Acc>(0, kc() * ld);
-          parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
-            for (int64_t j = begin; j < end; ++j) {
-              gather_rows<T, Acc>(a, first + j, grp * rows, rows, an + j * columns, ld);
-            }
-          });
-          gemm<Acc>(true, false, kc(), ld, rows, w + grp * rows * kc(), kc(), an, ld, col, ld, false);
-          // round_intermediates: the columns and every col2im sum rounded to T.
-          if (round) {
-            for (int64_t i = 0; i < kc() * ld; ++i) col[i] = rounded<T>(col[i]);
-          }
-          parallel_range(count, grain_for(kc() * columns), [&](int64_t begin, int64_t end) {
-            for (int64_t j = begin; j < end; ++j) {
-              if (g.pointwise()) {
-                write_rows<T, Acc>(col + j * columns, b, first + j, grp * channels, channels, bias, ld);
-                continue;
-              }
-              Acc* img = thread_buffer<Acc>(1, channels * plane);
-              std::fill(img, img + channels * plane, Acc(0));
-              if (round) {
-                col2im_geometry<T, Acc>(col + j * columns, channels, g, img, ld);
-              } else {
-                col2im_geometry<Acc, Acc>(col + j * columns, channels, g, img, ld);
-              }
-              write_rows<T, Acc>(img, b, first + j, grp * channels, channels, bias);
-            }
-          });
+    per_chunk_and_group(b.size0(), chunk, [&](int64_t first, int64_t count, int64_t ld, int64_t grp) {
+      // Slots 0 and 2 of this thread hold the chunk's matrices; the
+      // per-image tasks below use slot 1 only (this thread runs some).
+      Acc* an = thread_buffer<Acc>(2, rows * ld);
+      Acc* col = thread_buffer<Acc>(0, kc() * ld);
+      parallel_range(count, grain_for(rows * columns), [&](int64_t begin, int64_t end) {
+        for (int64_t j = begin; j < end; ++j) {
+          gather_rows<T, Acc>(a, first + j, grp * rows, rows, an + j * columns, ld);
         }
+      });
+      gemm<Acc>(true, false, kc(), ld, rows, w + grp * rows * kc(), kc(), an, ld, col, ld, false);
+      // round_intermediates: the columns and every col2im sum rounded to T.
+      if (round) {
+        for (int64_t i = 0; i < kc() * ld; ++i) col[i] = rounded<T>(col[i]);
       }
+      parallel_range(count, grain_for(kc() * columns), [&](int64_t begin, int64_t end) {
+        for (int64_t j = begin; j < end; ++j) {
+          if (g.pointwise()) {
+            write_rows<T, Acc>(col + j * columns, b, first + j, grp * channels, channels, bias, ld);
+            continue;
+          }
+          Acc* img = thread_buffer<Acc>(1, channels * plane);
+          std::fill(img, img + channels * plane, Acc(0));
+          if (round) {
+            col2im_geometry<T, Acc>(col + j * columns, channels, g, img, ld);
+          } else {
+            col2im_geometry<Acc, Acc>(col + j * columns, channels, g, img, ld);
+          }
+          write_rows<T, Acc>(img, b, first + j, grp * channels, channels, bias);
+        }
+      });
     });
   }
 
   // A[n] = W * im2col(B[n]) (+ bias over A's channels).
   void column_side(const ConvOperand& a, const ConvOperand& b, const Acc* w,
                    const TensorView* bias) const {
-    const int64_t batch = a.size0();
     const int64_t columns = g.column_numel();
-    if (const int64_t chunk = batched_chunk(batch); chunk > 0) {
+    if (const int64_t chunk = batched_chunk(a.size0()); chunk > 0) {
       column_side_batched(a, b, w, bias, chunk);
       return;
     }
-    parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t task = begin; task < end; ++task) in_isolation([&] {
-        const int64_t n = task / groups;
-        const int64_t grp = task % groups;
-        const Acc* col = nullptr;
-        if (g.pointwise()) {
-          col = read_rows<T, Acc>(b, n, grp * channels, channels, 0);
-        } else {
-          Acc* buf = thread_buffer<Acc>(0, kc() * columns);
-          im2col_typed<T, Acc>(b, n, grp * channels, channels, g, buf, columns);
-          col = buf;
-        }
-        const Acc* wg = w + grp * rows * kc();
-        // The product goes straight into A when A's rows are dense and of
-        // the compute type (no bias to add); else through a buffer.
-        Acc* direct = nullptr;
-        if constexpr (std::is_same_v<T, Acc>) {
-          if (bias == nullptr) direct = dense_rows<T>(a, n, grp * rows, rows);
-        }
-        Acc* out = direct != nullptr ? direct : thread_buffer<Acc>(1, rows * columns);
-        gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, out, columns, false);
-        if (direct == nullptr) write_rows<T, Acc>(out, a, n, grp * rows, rows, bias);
-      });
+    per_image_and_group(a.size0(), [&](int64_t n, int64_t grp) {
+      const Acc* col = columns_of(b, n, grp);
+      const Acc* wg = w + grp * rows * kc();
+      // The product goes straight into A when A's rows are dense and of
+      // the compute type (no bias to add); else through a buffer.
+      Acc* direct = nullptr;
+      if constexpr (std::is_same_v<T, Acc>) {
+        if (bias == nullptr) direct = dense_rows<T>(a, n, grp * rows, rows);
+      }
+      Acc* out = direct != nullptr ? direct : thread_buffer<Acc>(1, rows * columns);
+      gemm<Acc>(false, false, rows, columns, kc(), wg, kc(), col, columns, out, columns, false);
+      if (direct == nullptr) write_rows<T, Acc>(out, a, n, grp * rows, rows, bias);
     });
   }
 
   // B[n] = col2im(W^T * A[n]) (+ bias over B's channels).
   void image_side(const ConvOperand& b, const ConvOperand& a, const Acc* w,
                   const TensorView* bias) const {
-    const int64_t batch = b.size0();
     const int64_t columns = g.column_numel();
     const int64_t plane = g.image_numel();
-    if (const int64_t chunk = batched_chunk(batch); chunk > 0) {
+    if (const int64_t chunk = batched_chunk(b.size0()); chunk > 0) {
       image_side_batched(b, a, w, bias, chunk);
       return;
     }
-    parallel_range(batch * groups, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t task = begin; task < end; ++task) in_isolation([&] {
-        const int64_t n = task / groups;
-        const int64_t grp = task % groups;
-        const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
-        const Acc* wg = w + grp * rows * kc();
-        Acc* img = thread_buffer<Acc>(1, channels * plane);
-        // round_intermediates: the columns and every col2im sum rounded to T.
-        if (g.pointwise()) {
-          gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, img, columns, false);
-          if (round) {
-            for (int64_t i = 0; i < channels * plane; ++i) img[i] = rounded<T>(img[i]);
-          }
-        } else {
-          Acc* col = thread_buffer<Acc>(0, kc() * columns);
-          gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, col, columns, false);
-          std::fill(img, img + channels * plane, Acc(0));
-          if (round) {
-            for (int64_t i = 0; i < kc() * columns; ++i) col[i] = rounded<T>(col[i]);
-            col2im_geometry<T, Acc>(col, channels, g, img, columns);
-          } else {
-            col2im_geometry<Acc, Acc>(col, channels, g, img, columns);
-          }
+    per_image_and_group(b.size0(), [&](int64_t n, int64_t grp) {
+      const Acc* an = read_rows<T, Acc>(a, n, grp * rows, rows, 2);
+      const Acc* wg = w + grp * rows * kc();
+      Acc* img = thread_buffer<Acc>(1, channels * plane);
+      // round_intermediates: the columns and every col2im sum rounded to T.
+      if (g.pointwise()) {
+        gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, img, columns, false);
+        if (round) {
+          for (int64_t i = 0; i < channels * plane; ++i) img[i] = rounded<T>(img[i]);
         }
-        write_rows<T, Acc>(img, b, n, grp * channels, channels, bias);
-      });
+      } else {
+        Acc* col = thread_buffer<Acc>(0, kc() * columns);
+        gemm<Acc>(true, false, kc(), columns, rows, wg, kc(), an, columns, col, columns, false);
+        std::fill(img, img + channels * plane, Acc(0));
+        if (round) {
+          for (int64_t i = 0; i < kc() * columns; ++i) col[i] = rounded<T>(col[i]);
+          col2im_geometry<T, Acc>(col, channels, g, img, columns);
+        } else {
+          col2im_geometry<Acc, Acc>(col, channels, g, img, columns);
+        }
+      }
+      write_rows<T, Acc>(img, b, n, grp * channels, channels, bias);
     });
   }
 
@@ -586,13 +585,7 @@ struct Passes {
           const Acc* col = nullptr;
           if (count == 1) {
             an = read_rows<T, Acc>(a, first, grp * rows, rows, 2);
-            if (g.pointwise()) {
-              col = read_rows<T, Acc>(b, first, grp * channels, channels, 0);
-            } else {
-              Acc* buf = thread_buffer<Acc>(0, kc() * columns);
-              im2col_typed<T, Acc>(b, first, grp * channels, channels, g, buf, columns);
-              col = buf;
-            }
+            col = columns_of(b, first, grp);
           } else {
             Acc* abuf = thread_buffer<Acc>(1, rows * ld);
             Acc* cbuf = thread_buffer<Acc>(0, kc() * ld);

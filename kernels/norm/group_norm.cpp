@@ -1,7 +1,6 @@
 #include "kernels/norm/group_norm.h"
 
 #include <cmath>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,16 +108,13 @@ void group_norm(const TensorView& output, const TensorView& input, const GroupNo
   check_shape(kForward, a.shape, input);
   if (output.sizes != input.sizes) throw KernelError(kForward + ": out must have input's shape");
   const GroupNormShape& s = a.shape;
-  const DType acc = compute_dtype_of(input.dtype);
-  by_compute_type(acc, [&](auto zero) {
+  in_compute_type(kForward, "gamma", a.weight, s.c, input, nullptr, [&](auto zero, const auto& w, const auto* x,
+                                                                       const auto*, DType acc) {
     using T = decltype(zero);
-    const std::vector<T> w = values_or<T>(a.weight, s.c, T(1), kForward + ": gamma");
     const std::vector<T> b = values_or<T>(a.bias, s.c, T(0), kForward + ": beta");
     std::vector<T> mean(s.n * s.group), rstd(s.n * s.group);
-    std::optional<ScratchTensor> hx;
-    const TensorView x = contiguous_as(input, acc, hx);
     write_contiguous(output, acc, [&](const TensorView& y) {
-      forward_groups(y.ptr<T>(), x.ptr<T>(), s, w, b, a.eps, mean, rstd);
+      forward_groups(y.ptr<T>(), x, s, w, b, a.eps, mean, rstd);
     });
     store_values(a.mean, mean);
     store_values(a.rstd, rstd);
@@ -131,21 +127,17 @@ void group_norm_backward(const TensorView& grad_out, const TensorView& input, co
   check_shape(kBackward, a.shape, input);
   if (grad_out.sizes != input.sizes) throw KernelError(kBackward + ": gradOut must have input's shape");
   const GroupNormShape& s = a.shape;
-  const DType acc = compute_dtype_of(input.dtype);
-  by_compute_type(acc, [&](auto zero) {
+  in_compute_type(kBackward, "gamma", a.weight, s.c, input, &grad_out, [&](auto zero, const auto& w, const auto* x,
+                                                                          const auto* g, DType acc) {
     using T = decltype(zero);
-    const std::vector<T> w = values_or<T>(a.weight, s.c, T(1), kBackward + ": gamma");
     const std::vector<T> mean = values_or<T>(a.mean, s.n * s.group, T(0), kBackward + ": mean");
     const std::vector<T> rstd = values_or<T>(a.rstd, s.n * s.group, T(0), kBackward + ": rstd");
-    std::optional<ScratchTensor> hx, hg;
-    const TensorView x = contiguous_as(input, acc, hx);
-    const TensorView g = contiguous_as(grad_out, acc, hg);
     std::vector<double> ds(s.n * s.c), db(s.n * s.c);
-    channel_sums(g.ptr<T>(), x.ptr<T>(), s, ds, db);
+    channel_sums(g, x, s, ds, db);
     if (a.grad_input != nullptr) {
       if (a.grad_input->sizes != input.sizes) throw KernelError(kBackward + ": gradInput must have input's shape");
       write_contiguous(*a.grad_input, acc, [&](const TensorView& dx) {
-        backward_input(dx.ptr<T>(), g.ptr<T>(), x.ptr<T>(), s, w, mean, rstd, ds, db);
+        backward_input(dx.ptr<T>(), g, x, s, w, mean, rstd, ds, db);
       });
     }
     const int64_t d = s.c / s.group;

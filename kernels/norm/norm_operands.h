@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,25 @@ void by_compute_type(DType acc, F&& f) {
   } else {
     f(float{});
   }
+}
+
+// What every normalization entry does after its checks, in the input's
+// compute type T: the weight as weight_n values of T (1 where absent), the
+// input and (backward entries) the output's gradient as contiguous rows of T,
+// then body(T{}, w, x, g, acc) with g null in the forward.
+template <class Body>
+void in_compute_type(const std::string& op, const char* weight_name, const TensorView* weight, int64_t weight_n,
+                     const TensorView& input, const TensorView* grad_out, Body&& body) {
+  const DType acc = compute_dtype_of(input.dtype);
+  by_compute_type(acc, [&](auto zero) {
+    using T = decltype(zero);
+    const std::vector<T> w = values_or<T>(weight, weight_n, T(1), op + ": " + weight_name);
+    std::optional<ScratchTensor> hx;
+    const T* x = contiguous_as(input, acc, hx).ptr<const T>();
+    if (grad_out == nullptr) return body(zero, w, x, static_cast<const T*>(nullptr), acc);
+    std::optional<ScratchTensor> hg;
+    body(zero, w, x, contiguous_as(*grad_out, acc, hg).ptr<const T>(), acc);
+  });
 }
 
 }  // namespace npu::kernels

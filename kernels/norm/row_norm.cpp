@@ -1,7 +1,6 @@
 #include "kernels/norm/row_norm.h"
 
 #include <cmath>
-#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -33,46 +32,52 @@ RowShape row_shape(const std::string& op, const TensorView& input, int64_t norma
   return r;
 }
 
+// Runs row(r) for every row r, rows split over the workers.
+template <class Row>
+void for_rows(const RowShape& s, Row&& row) {
+  parallel_range(s.m, grain_for(s.n), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) row(r);
+  });
+}
+
 // `reduced`: the input is float16/bfloat16 (computed in float).
 template <class T>
 void layer_norm_rows(T* y, const T* x, const RowShape& s, const std::vector<T>& w, const std::vector<T>& b, double eps,
                      bool reduced, std::vector<T>& mean, std::vector<T>& rstd) {
   const int64_t n = s.n;
-  parallel_range(s.m, grain_for(n), [&](int64_t begin, int64_t end) {
-    const T* wp = w.data();
-    const T* bp = b.data();
-    for (int64_t r = begin; r < end; ++r) {
-      const T* xr = x + r * n;
-      T* yr = y + r * n;
-      T var;
-      if constexpr (std::is_same_v<T, float>) {
-        if (n > 0) {
-          const RowMoments m = float_row_moments(xr, n);
-          mean[r] = static_cast<float>(m.mean);
-          var = static_cast<float>(m.m2 / static_cast<double>(n));
-        } else {
-          two_pass_moments(xr, n, mean[r], var);
-        }
+  const T* wp = w.data();
+  const T* bp = b.data();
+  for_rows(s, [&](int64_t r) {
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    T var;
+    if constexpr (std::is_same_v<T, float>) {
+      if (n > 0) {
+        const RowMoments m = float_row_moments(xr, n);
+        mean[r] = static_cast<float>(m.mean);
+        var = static_cast<float>(m.m2 / static_cast<double>(n));
       } else {
         two_pass_moments(xr, n, mean[r], var);
       }
-      // 1 / sqrt(var + eps) in T, eps rounded to T, as CPU's kernel.
-      rstd[r] = T(1) / std::sqrt(var + static_cast<T>(eps));
-      const T mu = mean[r];
-      const T rs = rstd[r];
-      // CPU's forms, so outputs that cancel near zero round alike: float and
-      // double compute (x - mean) * rstd * w + b; float16/bfloat16 (in
-      // float) (x * rstd - rstd * mean) * w + b; the multiply-adds fused in
-      // float as CPU's AVX2/AVX-512 build fuses them (float_rows.h).
-      if constexpr (std::is_same_v<T, float>) {
-        if (reduced) {
-          scaled_affine_row(yr, xr, n, rs, -rs * mu, wp, bp);
-        } else {
-          centered_affine_row(yr, xr, n, mu, rs, wp, bp);
-        }
+    } else {
+      two_pass_moments(xr, n, mean[r], var);
+    }
+    // 1 / sqrt(var + eps) in T, eps rounded to T, as CPU's kernel.
+    rstd[r] = T(1) / std::sqrt(var + static_cast<T>(eps));
+    const T mu = mean[r];
+    const T rs = rstd[r];
+    // CPU's forms, so outputs that cancel near zero round alike: float and
+    // double compute (x - mean) * rstd * w + b; float16/bfloat16 (in
+    // float) (x * rstd - rstd * mean) * w + b; the multiply-adds fused in
+    // float as CPU's AVX2/AVX-512 build fuses them (float_rows.h).
+    if constexpr (std::is_same_v<T, float>) {
+      if (reduced) {
+        scaled_affine_row(yr, xr, n, rs, -rs * mu, wp, bp);
       } else {
-        for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - mu) * rs * wp[i] + bp[i];
+        centered_affine_row(yr, xr, n, mu, rs, wp, bp);
       }
+    } else {
+      for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - mu) * rs * wp[i] + bp[i];
     }
   });
 }
@@ -110,33 +115,31 @@ template <class T>
 void layer_norm_backward_rows(T* dx, const T* g, const T* x, const RowShape& s, const std::vector<T>& w,
                               const std::vector<T>& mean, const std::vector<T>& rstd) {
   const int64_t n = s.n;
-  parallel_range(s.m, grain_for(n), [&](int64_t begin, int64_t end) {
-    const T* wp = w.data();
-    for (int64_t r = begin; r < end; ++r) {
-      const T* gr = g + r * n;
-      const T* xr = x + r * n;
-      // ds: the sum of g * w * x; db: of g * w.
-      double ds = 0;
-      double db = 0;
-      if constexpr (std::is_same_v<T, float>) {
-        weighted_grad_sums(gr, xr, wp, n, ds, db);
-      } else {
-        const auto sums =
-            lane_sums<2>(n, [&](int64_t i) { return std::array<double, 2>{gr[i] * wp[i] * xr[i], gr[i] * wp[i]}; });
-        ds = sums[0];
-        db = sums[1];
-      }
-      const double a = static_cast<double>(rstd[r]);
-      const CenteredGrad k = centered_grad(ds, db, a, static_cast<double>(mean[r]), n);
-      const T at = static_cast<T>(a);
-      const T bt = static_cast<T>(k.scale);
-      const T ct = static_cast<T>(k.shift);
-      T* out = dx + r * n;
-      if constexpr (std::is_same_v<T, float>) {
-        input_grad_row(out, gr, xr, wp, n, at, bt, ct);
-      } else {
-        for (int64_t i = 0; i < n; ++i) out[i] = at * gr[i] * wp[i] + bt * xr[i] + ct;
-      }
+  const T* wp = w.data();
+  for_rows(s, [&](int64_t r) {
+    const T* gr = g + r * n;
+    const T* xr = x + r * n;
+    // ds: the sum of g * w * x; db: of g * w.
+    double ds = 0;
+    double db = 0;
+    if constexpr (std::is_same_v<T, float>) {
+      weighted_grad_sums(gr, xr, wp, n, ds, db);
+    } else {
+      const auto sums =
+          lane_sums<2>(n, [&](int64_t i) { return std::array<double, 2>{gr[i] * wp[i] * xr[i], gr[i] * wp[i]}; });
+      ds = sums[0];
+      db = sums[1];
+    }
+    const double a = static_cast<double>(rstd[r]);
+    const CenteredGrad k = centered_grad(ds, db, a, static_cast<double>(mean[r]), n);
+    const T at = static_cast<T>(a);
+    const T bt = static_cast<T>(k.scale);
+    const T ct = static_cast<T>(k.shift);
+    T* out = dx + r * n;
+    if constexpr (std::is_same_v<T, float>) {
+      input_grad_row(out, gr, xr, wp, n, at, bt, ct);
+    } else {
+      for (int64_t i = 0; i < n; ++i) out[i] = at * gr[i] * wp[i] + bt * xr[i] + ct;
     }
   });
 }
@@ -144,21 +147,19 @@ void layer_norm_backward_rows(T* dx, const T* g, const T* x, const RowShape& s, 
 template <class T>
 void rms_norm_rows(T* y, const T* x, const RowShape& s, const std::vector<T>& w, double eps, std::vector<T>& rstd) {
   const int64_t n = s.n;
-  parallel_range(s.m, grain_for(n), [&](int64_t begin, int64_t end) {
-    const T* wp = w.data();
-    for (int64_t r = begin; r < end; ++r) {
-      const T* xr = x + r * n;
-      T* yr = y + r * n;
-      const double sq = lane_sums<1>(n, [&](int64_t i) {
-        return std::array<double, 1>{static_cast<double>(xr[i]) * static_cast<double>(xr[i])};
-      })[0];
-      // mean(x^2) + eps rounded to T, then 1 / sqrt in T: the steps of
-      // PyTorch's composite (mean, add_, rsqrt), each in the compute type.
-      const T ms = static_cast<T>(sq / static_cast<double>(n)) + static_cast<T>(eps);
-      const T rs = T(1) / std::sqrt(ms);
-      rstd[r] = rs;
-      for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] * rs) * wp[i];
-    }
+  const T* wp = w.data();
+  for_rows(s, [&](int64_t r) {
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    const double sq = lane_sums<1>(n, [&](int64_t i) {
+      return std::array<double, 1>{static_cast<double>(xr[i]) * static_cast<double>(xr[i])};
+    })[0];
+    // mean(x^2) + eps rounded to T, then 1 / sqrt in T: the steps of
+    // PyTorch's composite (mean, add_, rsqrt), each in the compute type.
+    const T ms = static_cast<T>(sq / static_cast<double>(n)) + static_cast<T>(eps);
+    const T rs = T(1) / std::sqrt(ms);
+    rstd[r] = rs;
+    for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] * rs) * wp[i];
   });
 }
 
@@ -166,33 +167,22 @@ template <class T>
 void rms_norm_backward_rows(T* dx, const T* g, const T* x, const RowShape& s, const std::vector<T>& w,
                             const std::vector<T>& rstd) {
   const int64_t n = s.n;
-  parallel_range(s.m, grain_for(n), [&](int64_t begin, int64_t end) {
-    const T* wp = w.data();
-    for (int64_t r = begin; r < end; ++r) {
-      const T* gr = g + r * n;
-      const T* xr = x + r * n;
-      const double dot = lane_sums<1>(n, [&](int64_t i) {  // the sum of g * w * x
-        return std::array<double, 1>{static_cast<double>(gr[i]) * static_cast<double>(wp[i]) *
-                                     static_cast<double>(xr[i])};
-      })[0];
-      // dx = rstd * g * w - x * rstd^3 * dot / n
-      const double a = static_cast<double>(rstd[r]);
-      const T at = static_cast<T>(a);
-      const T kt = static_cast<T>(dot * a * a * a / static_cast<double>(n));
-      T* out = dx + r * n;
-      for (int64_t i = 0; i < n; ++i) out[i] = at * gr[i] * wp[i] - kt * xr[i];
-    }
+  const T* wp = w.data();
+  for_rows(s, [&](int64_t r) {
+    const T* gr = g + r * n;
+    const T* xr = x + r * n;
+    const double dot = lane_sums<1>(n, [&](int64_t i) {  // the sum of g * w * x
+      return std::array<double, 1>{static_cast<double>(gr[i]) * static_cast<double>(wp[i]) *
+                                   static_cast<double>(xr[i])};
+    })[0];
+    // dx = rstd * g * w - x * rstd^3 * dot / n
+    const double a = static_cast<double>(rstd[r]);
+    const T at = static_cast<T>(a);
+    const T kt = static_cast<T>(dot * a * a * a / static_cast<double>(n));
+    T* out = dx + r * n;
+    for (int64_t i = 0; i < n; ++i) out[i] = at * gr[i] * wp[i] - kt * xr[i];
   });
 }
-
-// The operands shared by the forward and backward entries: the input staged
-// as contiguous rows of the compute type.
-struct StagedRows {
-  std::optional<ScratchTensor> holder;
-  TensorView rows;
-};
-
-void stage(StagedRows& s, const TensorView& t, DType acc) { s.rows = contiguous_as(t, acc, s.holder); }
 
 void require_same_shape(const std::string& op, const char* name, const TensorView& t, const TensorView& input) {
   if (t.sizes != input.sizes) {
@@ -236,22 +226,35 @@ void require_row_elements(const std::string& op, const char* name, const TensorV
   }
 }
 
+// The weight's and bias's gradients, each when wanted (not null): the sums
+// of affine_grads, stored into N-element tensors.
+template <class T>
+void write_affine_grads(const std::string& op, const char* weight_name, const TensorView* grad_weight,
+                        const char* bias_name, const TensorView* grad_bias, const T* g, const T* x, const RowShape& s,
+                        const std::vector<T>* mean, const std::vector<T>& rstd) {
+  if (grad_weight == nullptr && grad_bias == nullptr) return;
+  require_row_elements(op, weight_name, grad_weight, s.n);
+  require_row_elements(op, bias_name, grad_bias, s.n);
+  std::vector<double> dw(grad_weight != nullptr ? s.n : 0, 0.0);
+  std::vector<double> db(grad_bias != nullptr ? s.n : 0, 0.0);
+  affine_grads(g, x, s, mean, rstd, grad_weight != nullptr ? &dw : nullptr, grad_bias != nullptr ? &db : nullptr);
+  store_values(grad_weight, dw);
+  store_values(grad_bias, db);
+}
+
 }  // namespace
 
 void layer_norm(const TensorView& output, const TensorView& input, const LayerNormForward& a) {
   const std::string op = "layer_norm";
   const RowShape s = forward_rows(op, "input", "output", output, input, a.normalized_dims);
-  const DType acc = compute_dtype_of(input.dtype);
-  by_compute_type(acc, [&](auto zero) {
+  in_compute_type(op, "weight", a.weight, s.n, input, nullptr, [&](auto zero, const auto& w, const auto* x, const auto*,
+                                                                 DType acc) {
     using T = decltype(zero);
-    const std::vector<T> w = values_or<T>(a.weight, s.n, T(1), op + ": weight");
     const std::vector<T> b = values_or<T>(a.bias, s.n, T(0), op + ": bias");
     std::vector<T> mean(s.m), rstd(s.m);
-    StagedRows x;
-    stage(x, input, acc);
     write_contiguous(output, acc, [&](const TensorView& y) {
       const bool reduced = input.dtype == DType::Float16 || input.dtype == DType::BFloat16;
-      layer_norm_rows(y.ptr<T>(), x.rows.ptr<T>(), s, w, b, a.eps, reduced, mean, rstd);
+      layer_norm_rows(y.ptr<T>(), x, s, w, b, a.eps, reduced, mean, rstd);
     });
     store_values(a.mean, mean);
     store_values(a.rstd, rstd);
@@ -261,43 +264,25 @@ void layer_norm(const TensorView& output, const TensorView& input, const LayerNo
 void layer_norm_backward(const TensorView& grad_out, const TensorView& input, const LayerNormBackward& a) {
   const std::string op = "layer_norm_backward";
   const RowShape s = backward_rows(op, "input", "gradOut", grad_out, input, a.normalized_dims);
-  const DType acc = compute_dtype_of(input.dtype);
-  by_compute_type(acc, [&](auto zero) {
+  in_compute_type(op, "weight", a.weight, s.n, input, &grad_out, [&](auto zero, const auto& w, const auto* x,
+                                                                   const auto* g, DType acc) {
     using T = decltype(zero);
-    const std::vector<T> w = values_or<T>(a.weight, s.n, T(1), op + ": weight");
     const std::vector<T> mean = values_or<T>(a.mean, s.m, T(0), op + ": mean");
     const std::vector<T> rstd = values_or<T>(a.rstd, s.m, T(0), op + ": rstd");
-    StagedRows x, g;
-    stage(x, input, acc);
-    stage(g, grad_out, acc);
-    write_grad_input<T>(op, "gradInput", a.grad_input, input, acc, [&](T* dx) {
-      layer_norm_backward_rows(dx, g.rows.ptr<T>(), x.rows.ptr<T>(), s, w, mean, rstd);
-    });
-    if (a.grad_weight == nullptr && a.grad_bias == nullptr) return;
-    std::vector<double> dw(a.grad_weight != nullptr ? s.n : 0, 0.0);
-    std::vector<double> db(a.grad_bias != nullptr ? s.n : 0, 0.0);
-    affine_grads(g.rows.ptr<T>(), x.rows.ptr<T>(), s, &mean, rstd, a.grad_weight != nullptr ? &dw : nullptr,
-                 a.grad_bias != nullptr ? &db : nullptr);
-    require_row_elements(op, "gradWeight", a.grad_weight, s.n);
-    require_row_elements(op, "gradBias", a.grad_bias, s.n);
-    store_values(a.grad_weight, dw);
-    store_values(a.grad_bias, db);
+    write_grad_input<T>(op, "gradInput", a.grad_input, input, acc,
+                        [&](T* dx) { layer_norm_backward_rows(dx, g, x, s, w, mean, rstd); });
+    write_affine_grads(op, "gradWeight", a.grad_weight, "gradBias", a.grad_bias, g, x, s, &mean, rstd);
   });
 }
 
 void rms_norm(const TensorView& output, const TensorView& input, const RmsNormForward& a) {
   const std::string op = "rms_norm";
   const RowShape s = forward_rows(op, "x", "yOut", output, input, a.normalized_dims);
-  const DType acc = compute_dtype_of(input.dtype);
-  by_compute_type(acc, [&](auto zero) {
+  in_compute_type(op, "gamma", a.weight, s.n, input, nullptr, [&](auto zero, const auto& w, const auto* x, const auto*,
+                                                                DType acc) {
     using T = decltype(zero);
-    const std::vector<T> w = values_or<T>(a.weight, s.n, T(1), op + ": gamma");
     std::vector<T> rstd(s.m);
-    StagedRows x;
-    stage(x, input, acc);
-    write_contiguous(output, acc, [&](const TensorView& y) {
-      rms_norm_rows(y.ptr<T>(), x.rows.ptr<T>(), s, w, a.eps, rstd);
-    });
+    write_contiguous(output, acc, [&](const TensorView& y) { rms_norm_rows(y.ptr<T>(), x, s, w, a.eps, rstd); });
     store_values(a.rstd, rstd);
   });
 }
@@ -305,22 +290,13 @@ void rms_norm(const TensorView& output, const TensorView& input, const RmsNormFo
 void rms_norm_backward(const TensorView& grad_out, const TensorView& input, const RmsNormBackward& a) {
   const std::string op = "rms_norm_grad";
   const RowShape s = backward_rows(op, "x", "dy", grad_out, input, a.normalized_dims);
-  const DType acc = compute_dtype_of(input.dtype);
-  by_compute_type(acc, [&](auto zero) {
+  in_compute_type(op, "gamma", a.weight, s.n, input, &grad_out, [&](auto zero, const auto& w, const auto* x,
+                                                                  const auto* g, DType acc) {
     using T = decltype(zero);
-    const std::vector<T> w = values_or<T>(a.weight, s.n, T(1), op + ": gamma");
     const std::vector<T> rstd = values_or<T>(a.rstd, s.m, T(0), op + ": rstd");
-    StagedRows x, g;
-    stage(x, input, acc);
-    stage(g, grad_out, acc);
-    write_grad_input<T>(op, "dxOut", a.grad_input, input, acc, [&](T* dx) {
-      rms_norm_backward_rows(dx, g.rows.ptr<T>(), x.rows.ptr<T>(), s, w, rstd);
-    });
-    if (a.grad_weight == nullptr) return;
-    require_row_elements(op, "dgammaOut", a.grad_weight, s.n);
-    std::vector<double> dw(s.n, 0.0);
-    affine_grads<T>(g.rows.ptr<T>(), x.rows.ptr<T>(), s, nullptr, rstd, &dw, nullptr);
-    store_values(a.grad_weight, dw);
+    write_grad_input<T>(op, "dxOut", a.grad_input, input, acc,
+                        [&](T* dx) { rms_norm_backward_rows(dx, g, x, s, w, rstd); });
+    write_affine_grads<T>(op, "dgammaOut", a.grad_weight, "", nullptr, g, x, s, nullptr, rstd);
   });
 }
 

@@ -93,18 +93,14 @@ void avg_planes(const pool::View5& x, const pool::View5& y, const Windows& windo
         return;
       }
       std::fill_n(sum.begin(), count, A(0));
-      for (int64_t d = wd.begin; d < wd.end; ++d) {
-        for (int64_t h = wh.begin; h < wh.end; ++h) {
-          for (int64_t w = ww.begin; w < ww.end; ++w) {
-            const T* src = in + pool::spatial_offset(x, d, h, w);
-            if (divisor.in_element_type) {  // rounded to T at every step
-              for (int64_t c = 0; c < count; ++c) sum[c] = static_cast<A>(static_cast<T>(sum[c] + static_cast<A>(src[c * xc])));
-            } else {
-              for (int64_t c = 0; c < count; ++c) sum[c] += static_cast<A>(src[c * xc]);
-            }
-          }
+      pool::for_each_in_window(windows, wd, wh, ww, [&](int64_t d, int64_t h, int64_t w) {
+        const T* src = in + pool::spatial_offset(x, d, h, w);
+        if (divisor.in_element_type) {  // rounded to T at every step
+          for (int64_t c = 0; c < count; ++c) sum[c] = static_cast<A>(static_cast<T>(sum[c] + static_cast<A>(src[c * xc])));
+        } else {
+          for (int64_t c = 0; c < count; ++c) sum[c] += static_cast<A>(src[c * xc]);
         }
-      }
+      });
       const WindowDivisor<A> div = divisor.of<A>(wd, wh, ww);
       if (divisor.in_element_type) {
         for (int64_t c = 0; c < count; ++c) dst[c * yc] = div.delta(static_cast<T>(sum[c]));
@@ -131,16 +127,10 @@ void avg_backward_planes(const pool::View5& go, const pool::View5& gi, const Win
       const T* g_at = g + pool::spatial_offset(go, od, oh, ow);
       const WindowDivisor<A> div = divisor.of<A>(wd, wh, ww);
       for (int64_t c = 0; c < count; ++c) delta[c] = static_cast<A>(div.delta(g_at[c * gc]));
-      for (int64_t d = wd.begin; d < wd.end; ++d) {
-        for (int64_t h = wh.begin; h < wh.end; ++h) {
-          for (int64_t w = ww.begin; w < ww.end; ++w) {
-            T* target = out + pool::spatial_offset(gi, d, h, w);
-            for (int64_t c = 0; c < count; ++c) {
-              target[c * oc] = static_cast<T>(static_cast<A>(target[c * oc]) + delta[c]);
-            }
-          }
-        }
-      }
+      pool::for_each_in_window(windows, wd, wh, ww, [&](int64_t d, int64_t h, int64_t w) {
+        T* target = out + pool::spatial_offset(gi, d, h, w);
+        for (int64_t c = 0; c < count; ++c) target[c * oc] = static_cast<T>(static_cast<A>(target[c * oc]) + delta[c]);
+      });
     });
   });
 }

@@ -46,7 +46,6 @@ template <class T, class I, class P>
 void max_planes(const pool::View5& x, const pool::View5& y, const pool::View5& ix, const Windows& windows) {
   using A = opmath_t<T>;
   const int64_t height = x.sizes[3], width = x.sizes[4];
-  const int64_t steps[3] = {windows[0].step, windows[1].step, windows[2].step};
   const int64_t yc = y.strides[1], ic = ix.strides[1];
   // xc: x's channel stride (a constant 1 for adjacent channels).
   pool::for_each_channel_group(x, [&](int64_t n, int64_t c0, int64_t count, auto xc) {
@@ -59,21 +58,17 @@ void max_planes(const pool::View5& x, const pool::View5& y, const pool::View5& i
                                        const Window& ww) {
       std::fill_n(best.begin(), count, lowest<A>());
       std::fill_n(at.begin(), count, static_cast<P>((wd.begin * height + wh.begin) * width + ww.begin));
-      for (int64_t d = wd.begin; d < wd.end; d += steps[0]) {
-        for (int64_t h = wh.begin; h < wh.end; h += steps[1]) {
-          for (int64_t w = ww.begin; w < ww.end; w += steps[2]) {
-            const T* src = in + pool::spatial_offset(x, d, h, w);
-            const P pos = static_cast<P>((d * height + h) * width + w);
-            // Branch-free, so the loop along contiguous channels vectorizes.
-            for (int64_t c = 0; c < count; ++c) {
-              const A v = static_cast<A>(src[c * xc]);
-              const bool take = v > best[c] || is_nan(v);
-              best[c] = take ? v : best[c];
-              at[c] = take ? pos : at[c];
-            }
-          }
+      pool::for_each_in_window(windows, wd, wh, ww, [&](int64_t d, int64_t h, int64_t w) {
+        const T* src = in + pool::spatial_offset(x, d, h, w);
+        const P pos = static_cast<P>((d * height + h) * width + w);
+        // Branch-free, so the loop along contiguous channels vectorizes.
+        for (int64_t c = 0; c < count; ++c) {
+          const A v = static_cast<A>(src[c * xc]);
+          const bool take = v > best[c] || is_nan(v);
+          best[c] = take ? v : best[c];
+          at[c] = take ? pos : at[c];
         }
-      }
+      });
       T* dst = out + pool::spatial_offset(y, od, oh, ow);
       I* dst_idx = idx + pool::spatial_offset(ix, od, oh, ow);
       for (int64_t c = 0; c < count; ++c) {

@@ -132,6 +132,17 @@ void for_each_output(const Windows& w, F&& f) {
   }
 }
 
+// Runs f(d, h, w) for each input position the window (wd, wh, ww) of
+// `windows` reads, in order (every step-th position along each dim).
+template <class F>
+void for_each_in_window(const Windows& windows, const Window& wd, const Window& wh, const Window& ww, F&& f) {
+  for (int64_t d = wd.begin; d < wd.end; d += windows[0].step) {
+    for (int64_t h = wh.begin; h < wh.end; h += windows[1].step) {
+      for (int64_t w = ww.begin; w < ww.end; w += windows[2].step) f(d, h, w);
+    }
+  }
+}
+
 // Sets `count` channels of a 5-d view (from `base`, their first) to zero:
 // backward kernels accumulate into them.
 template <class T>

@@ -315,9 +315,203 @@ Scratch<C> dense_copy(const TensorView& v, bool transpose) {
   return copy;
 }
 
+// Every step's input projection x W_ih^T at once, into the first G columns
+// of each reserve row (row stride W), before the recurrence.
+template <class T, class C, class Args>
+void input_projection(const Args& a, const Steps& s, C* res, int64_t W) {
+  const int64_t G = a.weight_ih.sizes[0], I = a.input.sizes.back();
+  const Operand<C> x = seq_matrix<T, C>(a.input, s, I);
+  const Operand<C> wih = matrix<T, C>(a.weight_ih, /*transpose=*/true);
+  product<C>(s.N, G, I, x.m, wih.m, dense(res, W), 0.0);
+}
+
+// The compute dtype of a layer's reserve buffer: Float64 for Float64 inputs, else Float32.
+inline DType reserve_dtype(DType input) { return input == DType::Float64 ? DType::Float64 : DType::Float32; }
+
+// Runs f(TypeTag<T>{}, steps) for the layer's input dtype T and sequence layout.
+template <class Args, class F>
+void for_layer_dtype(const Args& a, const std::string& prefix, F&& f) {
+  const Steps s = steps_of(a.input, a.batch_sizes, prefix);
+  visit_layer_dtype(a.input.dtype, prefix, [&](auto tag) { f(tag, s); });
+}
+
+// A sequence tensor's shape with `cols` features (dense [T, B, cols] or packed [N, cols]).
+inline Shape seq_shape(const Steps& s, int64_t cols) { return s.packed ? Shape{s.N, cols} : Shape{s.T, s.B, cols}; }
+
+// Checks what every layer's arguments share (Args: LstmLayerArgs, GruLayerArgs):
+// the dtype, weights [gates * H, I] and [gates * H, H], biases, hx [B, H].
+// Returns the layout; the hidden size is weight_hh.sizes[1].
+template <class Args>
+Steps check_layer_args(const Args& a, int64_t gates, const std::string& prefix) {
+  const Steps s = steps_of(a.input, a.batch_sizes, prefix);
+  const DType dt = a.input.dtype;
+  visit_layer_dtype(dt, prefix, [](auto) {});
+  if (a.weight_hh.dim() != 2 || a.weight_hh.sizes[0] != gates * a.weight_hh.sizes[1]) {
+    throw KernelError(prefix + "weightHh must be [" + std::to_string(gates) + " * hidden, hidden], got " +
+                      shape_str(a.weight_hh.sizes));
+  }
+  const int64_t G = a.weight_hh.sizes[0], H = a.weight_hh.sizes[1];
+  require_operand(a.weight_hh, Shape{G, H}, dt, "weightHh", prefix);
+  require_operand(a.weight_ih, Shape{G, a.input.sizes.back()}, dt, "weightIh", prefix);
+  if (a.bias_ih) require_operand(*a.bias_ih, Shape{G}, dt, "biasIh", prefix);
+  if (a.bias_hh) require_operand(*a.bias_hh, Shape{G}, dt, "biasHh", prefix);
+  require_operand(a.hx, Shape{s.B, H}, dt, "hx", prefix);
+  return s;
+}
+
+inline void check_reserve(const Steps& s, int64_t width, DType input, const TensorView& reserve,
+                          const std::string& prefix) {
+  const Shape shape{s.N, width};
+  if (reserve.sizes != shape || reserve.dtype != reserve_dtype(input) || !reserve.is_contiguous()) {
+    throw KernelError(prefix + "reserve must be a contiguous " + shape_str(shape) + " tensor of " +
+                      model::dtype_name(reserve_dtype(input)) + ", got " + shape_str(reserve.sizes) + " of " +
+                      model::dtype_name(reserve.dtype));
+  }
+}
+
+// Checks the backward's gradients every layer shares (after check_layer_args).
+template <class Args, class Grads, class Outs>
+void check_layer_grads(const Args& a, const Steps& s, const Grads& g, const Outs& out, const std::string& prefix) {
+  const int64_t G = a.weight_hh.sizes[0], H = a.weight_hh.sizes[1];
+  const DType dt = a.input.dtype;
+  if (g.grad_output) require_operand(*g.grad_output, seq_shape(s, H), dt, "gradOutput", prefix);
+  if (g.grad_hy) require_operand(*g.grad_hy, Shape{s.B, H}, dt, "gradHy", prefix);
+  require_operand(out.grad_input, a.input.sizes, dt, "gradInput", prefix);
+  require_operand(out.grad_weight_ih, a.weight_ih.sizes, dt, "gradWeightIh", prefix);
+  require_operand(out.grad_weight_hh, a.weight_hh.sizes, dt, "gradWeightHh", prefix);
+  if (out.grad_bias_ih) require_operand(*out.grad_bias_ih, Shape{G}, dt, "gradBiasIh", prefix);
+  if (out.grad_bias_hh) require_operand(*out.grad_bias_hh, Shape{G}, dt, "gradBiasHh", prefix);
+  require_operand(out.grad_hx, Shape{s.B, H}, dt, "gradHx", prefix);
+}
+
+// dst = d^T rhs over all N rows of the sequence: d [N, G] dense, rhs [N, cols].
+template <class T, class C>
+void weight_grad(const Steps& s, const C* d, int64_t G, const GemmMatrix& rhs, int64_t cols, const TensorView& dst) {
+  const GemmMatrix d_t{const_cast<C*>(d), 1, G};  // [G, N]
+  if constexpr (std::is_same_v<T, C>) {
+    product<C>(G, cols, s.N, d_t, rhs, GemmMatrix{dst.data, dst.strides[0], dst.strides[1]}, 0.0);
+  } else {
+    const Scratch<C> buf(G * cols);
+    product<C>(G, cols, s.N, d_t, rhs, dense(buf.data(), cols), 0.0);
+    store<T, C>(dst, G, cols, buf.data());
+  }
+}
+
+// The column sums of d [N, G] into the bias gradient dst, when wanted.
+template <class T, class C>
+void bias_grad(const Steps& s, const C* d, int64_t G, const std::optional<TensorView>& dst) {
+  if (!dst) return;
+  using RowMajor = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Matrix<C, 1, Eigen::Dynamic> db = Eigen::Map<const RowMajor>(d, s.N, G).colwise().sum();
+  store<T, C>(*dst, 1, G, db.data());
+}
+
+// What a layer's backward does after its recurrence: from every row's
+// gradients of the input-side gate sums d_in and hidden-side ones d_hid
+// ([N, G] each; the same buffer where they do not differ) and the hidden
+// state each row's step started from (hprev [N, H]), the gradients of the
+// input, the weights and the biases.
+template <class T, class C, class Args, class Outs>
+void parameter_grads(const Args& a, const Steps& s, const C* d_in, const C* d_hid, const C* hprev, const Outs& out) {
+  const int64_t G = a.weight_hh.sizes[0], H = a.weight_hh.sizes[1];
+  const int64_t I = a.input.sizes.back();
+  {
+    // grad_input = d_in W_ih, row by row into the sequence's layout
+    const Operand<C> wih = matrix<T, C>(a.weight_ih, /*transpose=*/false);
+    const Scratch<C> dx(s.N * I);
+    product<C>(s.N, I, G, dense(d_in, G), wih.m, dense(dx.data(), I), 0.0);
+    const SeqRows<T> gx = seq_rows<T>(out.grad_input, s);
+    for (int64_t t = 0; t < s.T; ++t) {
+      for (int64_t b = 0; b < s.batch[t]; ++b) {
+        T* dst = gx.row(t, b);
+        const C* src = dx.data() + (s.offset[t] + b) * I;
+        for (int64_t j = 0; j < I; ++j) dst[j * gx.col] = convert<T>(src[j]);
+      }
+    }
+  }
+  {
+    const Operand<C> x = seq_matrix<T, C>(a.input, s, I);
+    weight_grad<T, C>(s, d_in, G, x.m, I, out.grad_weight_ih);
+  }
+  weight_grad<T, C>(s, d_hid, G, dense(hprev, H), H, out.grad_weight_hh);
+  bias_grad<T, C>(s, d_in, G, out.grad_bias_ih);
+  bias_grad<T, C>(s, d_hid, G, out.grad_bias_hh);
+}
+
 template <class C>
 using Vec = Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>>;
 template <class C>
 using ConstVec = Eigen::Map<const Eigen::Array<C, Eigen::Dynamic, 1>>;
+
+// sigmoid(x) = (1 + tanh(x / 2)) / 2: Eigen vectorizes tanh; its logistic()
+// is a scalar exp per element (most of a step's time).
+template <class E>
+auto sigmoid(const E& x) {
+  using C = typename E::Scalar;
+  return (x * C(0.5)).tanh() * C(0.5) + C(0.5);
+}
+
+// [rows, cols] of v as dense C (load), or zeros where v is absent.
+template <class T, class C>
+std::vector<C> loaded(const std::optional<TensorView>& v, int64_t rows, int64_t cols) {
+  std::vector<C> out(static_cast<std::size_t>(rows * cols), C(0));
+  if (v) load<T, C>(*v, rows, cols, out.data());
+  return out;
+}
+
+// The forward recurrence both layers share: the steps in processing order;
+// step(t, n) runs step t's recurrent product for its n rows, then row(t, b)
+// computes row b's gates and returns its new hidden state (H values of C),
+// which goes into the output's row.
+template <class T, class C, class StepFn, class RowFn>
+void forward_steps(const Steps& s, bool reverse, int64_t H, const TensorView& output, StepFn&& step, RowFn&& row) {
+  const SeqRows<T> out = seq_rows<T>(output, s);
+  for (int64_t i = 0; i < s.T; ++i) {
+    const int64_t t = reverse ? s.T - 1 - i : i;
+    const int64_t n = s.batch[t];
+    step(t, n);
+    for (int64_t b = 0; b < n; ++b) {
+      const C* h = row(t, b);
+      T* y = out.row(t, b);
+      for (int64_t u = 0; u < H; ++u) y[u * out.col] = convert<T>(h[u]);
+    }
+  }
+}
+
+// The backward recurrence (BPTT) both layers share: the steps in reverse
+// processing order. Per row b of step t (sequence row `row`): the hidden
+// state its step started from (h_t at column h_col of the step before's
+// reserve row, else hx) is saved into hprev [N, H] for the recurrent weight's
+// gradient, dh [B, H] gains grad_output's row, then row_fn(row, b, prev,
+// h_prev) computes the gates' gradients (prev: the step before's reserve
+// row, null where the row starts from hx and cx). After the rows, step_fn(t,
+// n) carries dh back through step t's recurrent product.
+template <class T, class C, class Args, class Grads, class RowFn, class StepFn>
+void backward_steps(const Args& a, const Steps& s, const C* res, int64_t W, int64_t h_col, const Grads& g, C* dh,
+                    C* hprev, RowFn&& row_fn, StepFn&& step_fn) {
+  const int64_t H = a.weight_hh.sizes[1];
+  const std::vector<C> hx = loaded<T, C>(a.hx, s.B, H);
+  std::optional<SeqRows<const T>> dy;
+  if (g.grad_output) dy = seq_rows<const T>(*g.grad_output, s);
+  for (int64_t step = s.T - 1; step >= 0; --step) {
+    const int64_t t = a.reverse ? s.T - 1 - step : step;
+    const int64_t tp = a.reverse ? t + 1 : t - 1;  // the step before, in processing order
+    const int64_t n = s.batch[t];
+    for (int64_t b = 0; b < n; ++b) {
+      const int64_t row = s.offset[t] + b;
+      const bool from_prev = step > 0 && b < s.batch[tp];
+      const C* prev = from_prev ? res + (s.offset[tp] + b) * W : nullptr;
+      const C* h_prev = from_prev ? prev + h_col : hx.data() + b * H;
+      std::copy(h_prev, h_prev + H, hprev + row * H);
+      if (dy) {
+        C* dhb = dh + b * H;
+        const T* d = dy->row(t, b);
+        for (int64_t u = 0; u < H; ++u) dhb[u] += convert<C>(d[u * dy->col]);
+      }
+      row_fn(row, b, prev, h_prev);
+    }
+    step_fn(t, n);
+  }
+}
 
 }  // namespace npu::kernels::rnn_layer
