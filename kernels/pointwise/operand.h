@@ -21,6 +21,16 @@ class Operand {
   Operand(const TensorView& tensor) : tensor_(tensor) {}  // NOLINT: implicit on purpose
   Operand(TensorView&& tensor) : tensor_(std::move(tensor)) {}  // NOLINT
   Operand(const Scalar& scalar) : scalar_(scalar) {}      // NOLINT
+  // A tensor operand built in place from a view's parts: on the launch path
+  // (the emulator's operand resolution) a view built first and moved in
+  // copied its sizes and strides twice.
+  Operand(void* data, DType dtype, const Shape& sizes, const Shape& strides) : tensor_(std::in_place) {
+    TensorView& t = *tensor_;
+    t.data = data;
+    t.dtype = dtype;
+    t.sizes = sizes;
+    t.strides = strides;
+  }
 
   bool present() const { return tensor_.has_value() || scalar_.has_value(); }
   bool is_scalar() const { return scalar_.has_value(); }
