@@ -4,6 +4,7 @@
 #pragma once
 
 #include "acl/acl_base.h"
+#include "device_model/dtype.h"
 #include "emulator/acl_objects.h"
 #include "kernels/pointwise/operand.h"
 
@@ -40,8 +41,18 @@ class OperandArg {
   bool optional_;
 };
 
+namespace detail {
+// check_pointwise_out's failure: the checks one by one, each with its message.
+[[noreturn]] void pointwise_out_failed(const aclTensor* out, const kernels::Shape& shape, model::DType result);
+}  // namespace detail
+
 // Checks that `out` exists, has `shape`, and can receive a `result`-typed
-// value (torch.can_cast); fails with an aclnn error code otherwise.
-void check_pointwise_out(const aclTensor* out, const kernels::Shape& shape, model::DType result);
+// value (torch.can_cast); fails with an aclnn error code otherwise. Inline
+// (every pointwise launch): the messages are built out of line.
+inline void check_pointwise_out(const aclTensor* out, const kernels::Shape& shape, model::DType result) {
+  if (out == nullptr || out->view_dims != shape || !model::can_cast(result, out->dtype)) {
+    detail::pointwise_out_failed(out, shape, result);
+  }
+}
 
 }  // namespace npu::emu
