@@ -5,12 +5,7 @@
 
 namespace npu::emu {
 
-kernels::Operand OperandArg::resolve() const {
-  if (tensor_ != nullptr) {
-    // aclTensor::view()'s checks, then the operand's view built in place.
-    tensor_->require_base_format();
-    return kernels::Operand(tensor_->first_element(), tensor_->dtype, tensor_->view_dims, tensor_->strides);
-  }
+kernels::Operand OperandArg::resolve_scalar() const {
   if (scalar_ != nullptr) return kernels::Operand(scalar_->value());
   if (!optional_) fail(ACLNN_ERR_PARAM_NULLPTR, std::string(name_) + " must not be null");
   return kernels::Operand();

@@ -21,8 +21,14 @@ class OperandArg {
       : scalar_(scalar), name_(name), optional_(optional) {}
 
   // The operand (absent when optional and null). Tensors are described, not
-  // read: their data is touched only when the task runs.
-  kernels::Operand resolve() const;
+  // read: their data is touched only when the task runs. Inline for a
+  // tensor (every operand of every pointwise launch): aclTensor::view()'s
+  // checks, then the operand's view built in place.
+  kernels::Operand resolve() const {
+    if (tensor_ == nullptr) return resolve_scalar();
+    tensor_->require_base_format();
+    return kernels::Operand(tensor_->first_element(), tensor_->dtype, tensor_->view_dims, tensor_->strides);
+  }
 
   // The tensor parameter (null for a scalar or an absent operand) and the
   // same operand with that tensor replaced by `t` (a FormatScope substitute).
@@ -35,6 +41,9 @@ class OperandArg {
   }
 
  private:
+  // resolve() for a scalar or a null parameter.
+  kernels::Operand resolve_scalar() const;
+
   const aclTensor* tensor_ = nullptr;
   const aclScalar* scalar_ = nullptr;
   const char* name_;
