@@ -27,10 +27,36 @@ struct aclTensor {
   // The logical view kernels iterate over. Throws AclError
   // (ACLNN_ERR_PARAM_INVALID) for a private format, whose bytes are not laid
   // out as the view says: entries see such tensors through a FormatScope.
-  npu::kernels::TensorView view() const;
+  npu::kernels::TensorView view() const {
+    require_base_format();
+    return unchecked_view();
+  }
   // The same view whatever the format: for entries that take private
   // formats themselves (aclnnNpuFormatCast) and only need the address.
-  npu::kernels::TensorView unchecked_view() const;
+  npu::kernels::TensorView unchecked_view() const {
+    return npu::kernels::TensorView{first_element(), dtype, view_dims, strides};
+  }
+
+  // The parts of view(), inline: every tensor argument of every launch goes
+  // through them, and an operand is built from them in place
+  // (OperandArg::resolve). Fails (ACLNN_ERR_PARAM_INVALID) for a private format.
+  void require_base_format() const {
+    // ND first: the format of nearly every argument, without a table lookup.
+    if (format != ACL_FORMAT_ND) require_base_format_slow();
+  }
+  // The address of the view's first element. A description without an
+  // address is fine until something reads it: fails
+  // (ACLNN_ERR_PARAM_NULLPTR) only for a null address of a view with elements.
+  void* first_element() const {
+    if (data == nullptr) require_empty_view();
+    // Most views start at their storage's start: no item size lookup then.
+    return offset == 0 ? data
+                       : static_cast<char*>(data) + offset * static_cast<int64_t>(npu::model::itemsize(dtype));
+  }
+
+ private:
+  void require_base_format_slow() const;
+  void require_empty_view() const;
 };
 
 struct aclScalar {

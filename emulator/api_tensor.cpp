@@ -103,16 +103,28 @@ constexpr uint64_t kMaxRank = 64;
   fail(ACLNN_ERR_PARAM_INVALID, std::string(what) + ": the element count overflows 64 bits");
 }
 
-// Sizes (view or storage dims) of a tensor: each non-negative, and the
-// element count representable. Runs for every tensor argument of every
-// launch: a multiply with an overflow check instead of a division per dim,
-// the messages built out of line.
-inline void require_sizes(const char* what, const int64_t* dims, uint64_t count) {
-  int64_t numel = 1;
+// Copies `count` values from `src` into `dst`, `check(i, value)` on each as
+// it goes: one pass over each of a tensor's dim arrays instead of a check
+// loop and then a copy (this runs for every tensor argument of every launch).
+template <class Check>
+inline void assign_checked(npu::kernels::Shape& dst, const int64_t* src, uint64_t count, Check check) {
+  dst.resize(count);
+  int64_t* out = dst.data();
   for (uint64_t i = 0; i < count; ++i) {
-    if (dims[i] < 0) negative_size(what, i, dims[i]);
-    if (__builtin_mul_overflow(numel, dims[i], &numel)) numel_overflow(what);
+    check(i, src[i]);
+    out[i] = src[i];
   }
+}
+
+// Sizes (view or storage dims) of a tensor: each non-negative, and the
+// element count representable: a multiply with an overflow check instead
+// of a division per dim, the messages built out of line.
+inline void assign_sizes(npu::kernels::Shape& dst, const char* what, const int64_t* dims, uint64_t count) {
+  int64_t numel = 1;
+  assign_checked(dst, dims, count, [&](uint64_t i, int64_t d) {
+    if (d < 0) negative_size(what, i, d);
+    if (__builtin_mul_overflow(numel, d, &numel)) numel_overflow(what);
+  });
 }
 
 [[noreturn, gnu::cold, gnu::noinline]] void negative_stride(uint64_t i, int64_t value) {
@@ -197,24 +209,21 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
       fail(ACLNN_ERR_PARAM_INVALID,
            "storageDimsNum " + std::to_string(storageDimsNum) + " exceeds " + std::to_string(kMaxRank));
     }
-    require_sizes("viewDims", viewDims, viewDimsNum);
-    require_sizes("storageDims", storageDims, storageDimsNum);
-    if (stride != nullptr) {
-      for (uint64_t i = 0; i < viewDimsNum; ++i) {
-        if (stride[i] < 0) negative_stride(i, stride[i]);
-      }
-    }
+    // Copied into the description and checked in the same pass, in this
+    // order (a failure deletes the half-filled description).
     std::unique_ptr<aclTensor> t = new_handle<aclTensor>();
-    t->view_dims.assign(viewDims, viewDims + viewDimsNum);
+    assign_sizes(t->view_dims, "viewDims", viewDims, viewDimsNum);
+    assign_sizes(t->storage_dims, "storageDims", storageDims, storageDimsNum);
     if (stride != nullptr) {
-      t->strides.assign(stride, stride + viewDimsNum);
+      assign_checked(t->strides, stride, viewDimsNum, [](uint64_t i, int64_t s) {
+        if (s < 0) negative_stride(i, s);
+      });
     } else {
       t->strides = npu::kernels::contiguous_strides(t->view_dims);
     }
     t->offset = offset;
     t->dtype = require_dtype(dataType);
     t->format = format;
-    t->storage_dims.assign(storageDims, storageDims + storageDimsNum);
     t->data = tensorData;
     out = release_handle(std::move(t));
   });

@@ -46,8 +46,6 @@ void check_inplace(const at::Tensor& self, at::IntArrayRef sizes, const at::Tens
               " would produce a result of size ", sizes, "; the sizes must match");
 }
 
-bool is_cpu_scalar(const at::Tensor& t) { return t.defined() && t.is_cpu() && t.dim() == 0; }
-
 // The generated wrappers rely on this: no copy of the operand.
 static_assert(std::is_same_v<decltype(*device_operand(std::declval<const at::Tensor&>(), at::Device(at::kCPU),
                                                       at::kFloat)),

@@ -138,7 +138,9 @@ class DeviceOperand {
 // copied to `device` in the compute dtype, where an aclnn op can read it.
 // Anything else is borrowed.
 DeviceOperand device_operand(const at::Tensor& t, at::Device device, at::ScalarType compute);
-bool is_cpu_scalar(const at::Tensor& t);
+// A 0-dim CPU tensor (PyTorch lets one be an operand of a device op). Inline:
+// asked of every tensor operand, several times per launch.
+inline bool is_cpu_scalar(const at::Tensor& t) { return t.defined() && t.is_cpu() && t.dim() == 0; }
 
 // The dtypes an op must support to run natively: its compute dtype, and the
 // dtype of each tensor operand the kernels cannot simply convert from (wide

@@ -12,18 +12,6 @@ namespace npu::emu {
 
 namespace {
 
-// What a binary op's task captures, built once where it will be run from:
-// the operands are resolved straight into it and checked there (a lambda
-// capturing checked locals copied every operand view once more).
-struct BinaryTask {
-  BinaryFn op;
-  kernels::Operand a, b;
-  kernels::Scalar alpha;
-  kernels::TensorView out;
-  kernels::BinaryDtypes dtypes{};
-  void operator()() const { kernels::binary(op, dtypes, out, a, b, alpha); }
-};
-
 kernels::Scalar alpha_value(const OperandArg& alpha) {
   const kernels::Operand arg = alpha.resolve();
   return arg.present() ? arg.scalar() : kernels::Scalar::from_int(1);
@@ -34,6 +22,25 @@ kernels::TensorView out_view(const aclTensor* out) {
   return out->view();
 }
 
+// What a binary op's task captures, built once where it will be run from:
+// the operands are resolved straight into it and checked there (a lambda
+// capturing checked locals copied every operand view once more), in the
+// members' order: self, other, alpha, out. A constructor, not a braced
+// aggregate: GCC cleared the whole 664-byte aggregate before initializing
+// its members.
+struct BinaryTask {
+  BinaryTask(BinaryFn fn, const OperandArg& self, const OperandArg& other, const OperandArg& alpha_arg,
+             const aclTensor* out_tensor)
+      : op(fn), a(self.resolve()), b(other.resolve()), alpha(alpha_value(alpha_arg)), out(out_view(out_tensor)) {}
+
+  BinaryFn op;
+  kernels::Operand a, b;
+  kernels::Scalar alpha;
+  kernels::TensorView out;
+  kernels::BinaryDtypes dtypes{};
+  void operator()() const { kernels::binary(op, dtypes, out, a, b, alpha); }
+};
+
 }  // namespace
 
 TaskBody binary_task(BinaryFn op, const OperandArg& self, const OperandArg& other,
@@ -42,13 +49,16 @@ TaskBody binary_task(BinaryFn op, const OperandArg& self, const OperandArg& othe
   // the body it is returned in (a BinaryTask is 664 bytes; building it
   // first and moving it in cost a copy of all three views).
   static_assert(TaskBody::stores_inline<BinaryTask>(), "the binary task outgrew TaskBody's inline room");
-  TaskBody body = TaskBody::make_inline<BinaryTask>([&] {
-    // Braced: self, other, alpha and out are checked in this order.
-    return BinaryTask{op, self.resolve(), other.resolve(), alpha_value(alpha), out_view(out)};
-  });
+  TaskBody body = TaskBody::make_inline<BinaryTask>([&] { return BinaryTask(op, self, other, alpha, out); });
   BinaryTask& task = body.inline_target<BinaryTask>();
   task.dtypes = kernels::binary_dtypes(op, task.a, task.b, out->dtype, task.alpha);
-  check_pointwise_out(out, kernels::broadcast_operands({&task.a, &task.b}), task.dtypes.result);
+  // Two tensors of one shape (most launches): that is the broadcast shape,
+  // checked against out's without building it.
+  if (!task.a.is_scalar() && !task.b.is_scalar() && task.a.tensor().sizes == task.b.tensor().sizes) {
+    check_pointwise_out(out, task.a.tensor().sizes, task.dtypes.result);
+  } else {
+    check_pointwise_out(out, kernels::broadcast_operands({&task.a, &task.b}), task.dtypes.result);
+  }
   // The kernel takes the dtypes and out's shape checked here as they are.
   return body;
 }

@@ -5,20 +5,17 @@
 
 namespace npu::emu {
 
-kernels::Operand OperandArg::resolve() const {
-  if (tensor_ != nullptr) return kernels::Operand(tensor_->view());
+kernels::Operand OperandArg::resolve_scalar() const {
   if (scalar_ != nullptr) return kernels::Operand(scalar_->value());
   if (!optional_) fail(ACLNN_ERR_PARAM_NULLPTR, std::string(name_) + " must not be null");
   return kernels::Operand();
 }
 
-void check_pointwise_out(const aclTensor* out, const kernels::Shape& shape, model::DType result) {
+void detail::pointwise_out_failed(const aclTensor* out, const kernels::Shape& shape, model::DType result) {
   require_tensor(out, "out");
   require_shape(out, shape, "out");
-  if (!model::can_cast(result, out->dtype)) {
-    fail(ACLNN_ERR_PARAM_INVALID, std::string("result type ") + model::dtype_name(result) +
-                                      " can't be cast to the desired output type " + model::dtype_name(out->dtype));
-  }
+  fail(ACLNN_ERR_PARAM_INVALID, std::string("result type ") + model::dtype_name(result) +
+                                    " can't be cast to the desired output type " + model::dtype_name(out->dtype));
 }
 
 }  // namespace npu::emu

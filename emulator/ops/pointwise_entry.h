@@ -4,6 +4,7 @@
 #pragma once
 
 #include "acl/acl_base.h"
+#include "device_model/dtype.h"
 #include "emulator/acl_objects.h"
 #include "kernels/pointwise/operand.h"
 
@@ -20,8 +21,14 @@ class OperandArg {
       : scalar_(scalar), name_(name), optional_(optional) {}
 
   // The operand (absent when optional and null). Tensors are described, not
-  // read: their data is touched only when the task runs.
-  kernels::Operand resolve() const;
+  // read: their data is touched only when the task runs. Inline for a
+  // tensor (every operand of every pointwise launch): aclTensor::view()'s
+  // checks, then the operand's view built in place.
+  kernels::Operand resolve() const {
+    if (tensor_ == nullptr) return resolve_scalar();
+    tensor_->require_base_format();
+    return kernels::Operand(tensor_->first_element(), tensor_->dtype, tensor_->view_dims, tensor_->strides);
+  }
 
   // The tensor parameter (null for a scalar or an absent operand) and the
   // same operand with that tensor replaced by `t` (a FormatScope substitute).
@@ -34,14 +41,27 @@ class OperandArg {
   }
 
  private:
+  // resolve() for a scalar or a null parameter.
+  kernels::Operand resolve_scalar() const;
+
   const aclTensor* tensor_ = nullptr;
   const aclScalar* scalar_ = nullptr;
   const char* name_;
   bool optional_;
 };
 
+namespace detail {
+// check_pointwise_out's failure: the checks one by one, each with its message.
+[[noreturn]] void pointwise_out_failed(const aclTensor* out, const kernels::Shape& shape, model::DType result);
+}  // namespace detail
+
 // Checks that `out` exists, has `shape`, and can receive a `result`-typed
-// value (torch.can_cast); fails with an aclnn error code otherwise.
-void check_pointwise_out(const aclTensor* out, const kernels::Shape& shape, model::DType result);
+// value (torch.can_cast); fails with an aclnn error code otherwise. Inline
+// (every pointwise launch): the messages are built out of line.
+inline void check_pointwise_out(const aclTensor* out, const kernels::Shape& shape, model::DType result) {
+  if (out == nullptr || out->view_dims != shape || !model::can_cast(result, out->dtype)) {
+    detail::pointwise_out_failed(out, shape, result);
+  }
+}
 
 }  // namespace npu::emu

@@ -21,6 +21,12 @@ class Operand {
   Operand(const TensorView& tensor) : tensor_(tensor) {}  // NOLINT: implicit on purpose
   Operand(TensorView&& tensor) : tensor_(std::move(tensor)) {}  // NOLINT
   Operand(const Scalar& scalar) : scalar_(scalar) {}      // NOLINT
+  // A tensor operand built in place from a view's parts: on the launch path
+  // (the emulator's operand resolution) a view built first and moved in
+  // copied its sizes and strides twice, and an emplaced empty view would be
+  // zeroed whole before they were assigned.
+  Operand(void* data, DType dtype, const Shape& sizes, const Shape& strides)
+      : tensor_(std::in_place, ViewParts{data, dtype, sizes, strides}) {}
 
   bool present() const { return tensor_.has_value() || scalar_.has_value(); }
   bool is_scalar() const { return scalar_.has_value(); }
@@ -33,6 +39,16 @@ class Operand {
   Shape sizes() const { return tensor_ ? tensor_->sizes : Shape{}; }
 
  private:
+  // Converts to the view it describes: optional's in-place construction
+  // initializes its view from the returned prvalue, so nothing is moved.
+  struct ViewParts {
+    void* data;
+    DType dtype;
+    const Shape& sizes;
+    const Shape& strides;
+    operator TensorView() const { return TensorView{data, dtype, sizes, strides}; }  // NOLINT: implicit on purpose
+  };
+
   std::optional<TensorView> tensor_;
   std::optional<Scalar> scalar_;
 };

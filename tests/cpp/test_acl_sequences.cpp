@@ -108,3 +108,44 @@ TEST_CASE("a tensor description made after another was destroyed has only its ow
     REQUIRE(aclDestroyTensor(s) == ACLNN_SUCCESS);
   }
 }
+
+TEST_CASE("aclCreateTensor refuses bad dims naming the array and index, and a description after a refusal has only its own fields",
+          "[runtime][sequences]") {
+  // The dims are checked while they are copied into a (possibly reused)
+  // description: each bad array is named in the order viewDims, storageDims,
+  // stride, and what a refused call had copied reaches no later description.
+  float data[16] = {};
+  const int64_t good[] = {2, 4};
+  const int64_t negative[] = {2, -3};
+  const int64_t overflowing[] = {int64_t{1} << 40, int64_t{1} << 40};
+  const aclTensor* warm = aclCreateTensor(good, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, good, 2, data);
+  REQUIRE(warm != nullptr);
+  REQUIRE(aclDestroyTensor(warm) == ACLNN_SUCCESS);
+  struct Case {
+    const int64_t* view;
+    const int64_t* strides;
+    const int64_t* storage;
+    const char* named;
+  };
+  const Case cases[] = {
+      {negative, negative, negative, "viewDims[1] is -3"},
+      {overflowing, nullptr, good, "viewDims: the element count overflows"},
+      {good, negative, negative, "storageDims[1] is -3"},
+      {good, nullptr, overflowing, "storageDims: the element count overflows"},
+      {good, negative, good, "stride[1] is -3"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.named);
+    CHECK(aclCreateTensor(c.view, 2, ACL_FLOAT, c.strides, 0, ACL_FORMAT_ND, c.storage, 2, data) == nullptr);
+    CHECK(acl_test::recent_error().find(c.named) != std::string::npos);
+    const int64_t dims[] = {3};
+    const aclTensor* t = aclCreateTensor(dims, 1, ACL_INT32, nullptr, 1, ACL_FORMAT_ND, dims, 1, data);
+    REQUIRE(t != nullptr);
+    CHECK(std::vector<int64_t>(t->view_dims.begin(), t->view_dims.end()) == std::vector<int64_t>{3});
+    CHECK(std::vector<int64_t>(t->strides.begin(), t->strides.end()) == std::vector<int64_t>{1});
+    CHECK(std::vector<int64_t>(t->storage_dims.begin(), t->storage_dims.end()) == std::vector<int64_t>{3});
+    CHECK(t->offset == 1);
+    CHECK(t->dtype == npu::model::DType::Int32);
+    REQUIRE(aclDestroyTensor(t) == ACLNN_SUCCESS);
+  }
+}

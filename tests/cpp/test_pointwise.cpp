@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -19,6 +20,7 @@
 #include "acl/aclnn_factory.h"
 #include "acl/aclnn_ternary.h"
 #include "acl/aclnn_unary.h"
+#include "acl_test_support.h"
 #include "kernels/copy/copy.h"
 #include "kernels/factory/factories.h"
 #include "kernels/pointwise/binary_ops.h"
@@ -981,4 +983,61 @@ TEMPLATE_TEST_CASE("widen/narrow match Eigen's reduced-float casts", "[pointwise
               Eigen::numext::bit_cast<uint16_t>(static_cast<T>(probe)));
     }
   }
+}
+
+TEST_CASE("binary entries refuse a null, misshapen or narrower out naming it, with same-shape and broadcast operands",
+          "[pointwise][launch]") {
+  // The out check runs on every pointwise launch (inline on the common
+  // path); each refusal still names what is wrong, for operands of one shape
+  // (no broadcast shape built) and for broadcasting ones alike.
+  using acl_test::make_tensor;
+  using acl_test::require_refused;
+  acl_test::use_device0();
+  float x[6] = {}, y[6] = {}, o[6] = {};
+  int32_t oi[6] = {};
+  const auto a = make_tensor(x, {2, 3});
+  const auto b_same = make_tensor(y, {2, 3});
+  const auto b_row = make_tensor(y, {3});
+  const auto out_ok = make_tensor(o, {2, 3});
+  const auto out_flat = make_tensor(o, {6});
+  const auto out_int = make_tensor(oi, {2, 3}, ACL_INT32);
+  double one = 1.0;
+  aclScalar* alpha = aclCreateScalar(&one, ACL_DOUBLE);
+  for (const aclTensor* b : {b_same.get(), b_row.get()}) {
+    using Prepare = std::function<aclnnStatus(aclTensor*, uint64_t*, aclOpExecutor**)>;
+    using Run = aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream);
+    struct Op {
+      const char* name;
+      Prepare launch;
+      Run run;
+    };
+    const Op ops[] = {
+        {"add",
+         [&](aclTensor* out, uint64_t* ws, aclOpExecutor** ex) {
+           return aclnnAddGetWorkspaceSize(a.get(), b, alpha, out, ws, ex);
+         },
+         aclnnAdd},
+        {"sub",
+         [&](aclTensor* out, uint64_t* ws, aclOpExecutor** ex) {
+           return aclnnSubGetWorkspaceSize(a.get(), b, alpha, out, ws, ex);
+         },
+         aclnnSub},
+        {"mul", [&](aclTensor* out, uint64_t* ws, aclOpExecutor** ex) { return aclnnMulGetWorkspaceSize(a.get(), b, out, ws, ex); },
+         aclnnMul},
+    };
+    for (const auto& [name, launch, run] : ops) {
+      INFO(name << (b == b_same.get() ? " same shape" : " broadcast"));
+      uint64_t ws = 0;
+      aclOpExecutor* ex = nullptr;
+      REQUIRE(launch(out_ok.get(), &ws, &ex) == ACL_SUCCESS);
+      REQUIRE(run(nullptr, ws, ex, nullptr) == ACL_SUCCESS);
+      REQUIRE(aclrtSynchronizeStream(nullptr) == ACL_SUCCESS);
+      require_refused([&](uint64_t* w, aclOpExecutor** e) { return launch(nullptr, w, e); }, "out is a null aclTensor");
+      require_refused([&](uint64_t* w, aclOpExecutor** e) { return launch(out_flat.get(), w, e); },
+                      "out has shape [6], expected [2, 3]");
+      require_refused([&](uint64_t* w, aclOpExecutor** e) { return launch(out_int.get(), w, e); },
+                      "can't be cast to the desired output type");
+    }
+  }
+  REQUIRE(aclDestroyScalar(alpha) == ACLNN_SUCCESS);
 }
