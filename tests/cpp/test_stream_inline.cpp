@@ -201,27 +201,25 @@ TEST_CASE("a launched task body built in place is not moved on its way to an idl
   auto converted = [&] { return npu::emu::TaskBody(MoveCounter(&moves, &runs)); };
   uint64_t workspace = 0;
   aclOpExecutor* executor = nullptr;
-  SECTION("entry without format arguments, body built in place") {
-    REQUIRE(npu::emu::prepare_op("moves", &workspace, &executor, in_place) == ACLNN_SUCCESS);
+  // Launches what prepare_op prepared and runs it once.
+  const auto launch_once = [&](aclnnStatus prepared) {
+    REQUIRE(prepared == ACLNN_SUCCESS);
     REQUIRE(npu::emu::launch_op("moves", executor, stream.get()) == ACLNN_SUCCESS);
     REQUIRE(aclrtSynchronizeStream(stream.get()) == ACL_SUCCESS);
     CHECK(runs == 1);
+  };
+  SECTION("entry without format arguments, body built in place") {
+    launch_once(npu::emu::prepare_op("moves", &workspace, &executor, in_place));
     CHECK(moves == 0);
   }
   SECTION("entry without format arguments, body converted from a callable") {
-    REQUIRE(npu::emu::prepare_op("moves", &workspace, &executor, converted) == ACLNN_SUCCESS);
-    REQUIRE(npu::emu::launch_op("moves", executor, stream.get()) == ACLNN_SUCCESS);
-    REQUIRE(aclrtSynchronizeStream(stream.get()) == ACL_SUCCESS);
-    CHECK(runs == 1);
+    launch_once(npu::emu::prepare_op("moves", &workspace, &executor, converted));
     CHECK(moves == 1);
   }
   SECTION("entry with format arguments (as the generated entries prepare)") {
     const aclTensor* absent = nullptr;
-    REQUIRE(npu::emu::prepare_op("moves", &workspace, &executor, npu::emu::FormatArgs{npu::emu::TensorIn{absent, "self"}},
-                                 [&](const aclTensor*) { return in_place(); }) == ACLNN_SUCCESS);
-    REQUIRE(npu::emu::launch_op("moves", executor, stream.get()) == ACLNN_SUCCESS);
-    REQUIRE(aclrtSynchronizeStream(stream.get()) == ACL_SUCCESS);
-    CHECK(runs == 1);
+    launch_once(npu::emu::prepare_op("moves", &workspace, &executor, npu::emu::FormatArgs{npu::emu::TensorIn{absent, "self"}},
+                                     [&](const aclTensor*) { return in_place(); }));
     CHECK(moves == 0);
   }
 }
